@@ -1,0 +1,52 @@
+# The verbs a person types. `make run` and `make test` do all set-up on a fresh machine.
+.PHONY: install generate check-generated build migrate run test test-pg lint typecheck bench admin clean
+
+NODE_MODULES := node_modules/.package-lock.json
+
+install: $(NODE_MODULES)
+
+$(NODE_MODULES): package.json package-lock.json
+	npm ci
+	@touch $(NODE_MODULES)
+
+generate: install
+	npm run --silent generate
+
+# CI: generated/ must be what the spec produces.
+check-generated: generate
+	git diff --exit-code -- generated/ || (echo "generated/ is stale: run make generate and commit" && exit 1)
+
+build: generate
+	npm run --silent build
+
+migrate: generate
+	npx tsx scripts/migrate.ts
+
+run: build
+	node dist/server/main.js
+
+lint: install
+	npx redocly lint spec/openapi.yaml
+
+typecheck: generate
+	npx tsc --noEmit
+
+# Tests on the embedded database; `make test-pg` (or DATABASE_URL=...) runs them on PostgreSQL.
+test: generate
+	@rm -rf .tap/operation-coverage
+	npx tap
+	@npx tsx scripts/operation-coverage.ts
+
+test-pg: generate
+	@rm -rf .tap/operation-coverage
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres} npx tap
+	@npx tsx scripts/operation-coverage.ts
+
+bench: build
+	npx tsx scripts/bench.ts
+
+admin: install
+	npx tsx scripts/admin.ts $(ARGS)
+
+clean:
+	rm -rf dist .tap

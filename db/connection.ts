@@ -1,0 +1,73 @@
+// One way into the database for the whole service: PostgreSQL through `pg` when a URL is
+// given, otherwise the embedded PGlite served on a loopback port and reached through the very
+// same `pg` + Kysely path, so no query knows which one it runs on.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type DatabaseKind = 'postgresql' | 'embedded';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  kind: DatabaseKind;
+  /** A connection string other components (the job queue) can use. */
+  connectionString: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL URL; without it the embedded database is used. */
+  databaseUrl?: string;
+  /** Folder that keeps the embedded database; undefined keeps it in memory (tests). */
+  dataDir?: string;
+  poolSize?: number;
+}
+
+// numeric stays a string (exact money); bigint ids become numbers (they stay far below 2^53);
+// timestamptz and date are parsed by pg into Date / kept as 'YYYY-MM-DD' strings.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  return openEmbedded(options.dataDir, options.poolSize ?? 10);
+}
+
+function kyselyOver(pool: pg.Pool): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+async function openPostgres(connectionString: string, poolSize: number): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  const db = kyselyOver(pool);
+  return { db, kind: 'postgresql', connectionString, close: () => db.destroy() };
+}
+
+async function openEmbedded(dataDir: string | undefined, poolSize: number): Promise<DatabaseHandle> {
+  // Loaded lazily: a PostgreSQL deployment never pays for the embedded engine.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  let dataPath: string | undefined;
+  if (dataDir) {
+    dataPath = path.join(dataDir, 'pgdata');
+    mkdirSync(dataPath, { recursive: true });
+  }
+  const pglite = await PGlite.create(dataPath);
+  const server = new PGLiteSocketServer({ db: pglite, port: 0, host: '127.0.0.1', maxConnections: poolSize + 4 });
+  await server.start();
+  const connectionString = `postgres://postgres@${server.getServerConn()}/postgres`;
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  const db = kyselyOver(pool);
+  return {
+    db,
+    kind: 'embedded',
+    connectionString,
+    async close() {
+      await db.destroy();
+      await server.stop();
+      await pglite.close();
+    },
+  };
+}

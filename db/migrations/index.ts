@@ -1,0 +1,24 @@
+// The numbered migrations, for a Kysely Migrator with a custom provider:
+//
+//   new Migrator({ db, provider: { getMigrations: async () => migrations } })
+//
+// Keys sort in execution order. Never edit a migration that has run anywhere: add the next
+// number instead.
+import type { Migration } from 'kysely';
+import * as m001 from './001_accounts.js';
+import * as m002 from './002_ledger.js';
+import * as m003 from './003_budgets.js';
+import * as m004 from './004_notifications.js';
+import * as m005 from './005_imports.js';
+import * as m006 from './006_assistant.js';
+import * as m007 from './007_market.js';
+
+export const migrations: Record<string, Migration> = {
+  '001_accounts': m001,
+  '002_ledger': m002,
+  '003_budgets': m003,
+  '004_notifications': m004,
+  '005_imports': m005,
+  '006_assistant': m006,
+  '007_market': m007,
+};

@@ -1,0 +1,172 @@
+// Builds the fastify app: plugins, the contract routes, errors in the envelope, the docs.
+// Nothing here listens or opens the database: main.ts and the tests do that, then pass it in.
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { operations } from '../generated/operations.js';
+import type { DatabaseHandle } from '../db/connection.js';
+import { allHandlers } from '../handlers/index.js';
+import { TokenService } from './auth.js';
+import type { Config } from './config.js';
+import { Contract } from './contract.js';
+import { errorBody } from './envelope.js';
+import { HttpError } from './errors.js';
+import type { Handlers } from './handler-types.js';
+import { setupRateLimits } from './rate-limits.js';
+import { registerOperationRoutes } from './routes.js';
+import type { AppServices } from './services.js';
+
+export interface AppOptions {
+  config: Config;
+  database: DatabaseHandle;
+  /** Reuse a loaded contract (tests build many apps). */
+  contract?: Contract;
+  handlers?: Partial<Handlers>;
+  logger?: FastifyServerOptions['logger'];
+  now?: () => Date;
+  /** Tests: called after every operation's response with what the contract says of it. */
+  onResponseChecked?: (report: ContractReport) => void;
+}
+
+export interface ContractReport {
+  operationId: string;
+  status: number;
+  violations: string[];
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: config.uploadLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  const contract = options.contract ?? (await Contract.load());
+  const handlers = options.handlers ?? allHandlers;
+  const services: AppServices = {
+    config,
+    databaseKind: database.kind,
+    tokens: new TokenService(config.appKey, config.tokenTtlSeconds),
+    specVersion: String((contract.document.info as { version: string }).version),
+    build: process.env.BUILD_ID || null,
+    operationCounts: {
+      total: operations.length,
+      implemented: operations.filter((op) => op.operationId in handlers).length,
+    },
+    now: options.now ?? (() => new Date()),
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  acceptEmptyJsonBodies(app);
+  await app.register(cors, {
+    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+  });
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fileSize: config.uploadLimitBytes, files: 20 },
+  });
+  const rateLimits = await setupRateLimits(app, config);
+
+  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+    if (error instanceof HttpError) {
+      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.message, error.errors));
+    }
+    const known = knownFrameworkError(error, config.uploadLimitBytes);
+    if (known) return reply.code(known.status).send(errorBody(known.message));
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(errorBody('Server error. Please try again later.', undefined, request.id));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(`The route ${request.method} ${request.url.split('?')[0]} does not exist.`)),
+  );
+
+  if (options.onResponseChecked) reportContract(app, contract, options.onResponseChecked);
+
+  await registerDocs(app, contract);
+  registerOperationRoutes(app, {
+    db: database.db,
+    contract,
+    tokens: services.tokens,
+    handlers,
+    services,
+    rateLimits,
+  });
+  return app;
+}
+
+/** Clients send `Content-Type: application/json` with no body on POSTs like logout: that is no body, not an error. */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    const source = String(text);
+    if (source.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(source));
+    } catch {
+      done(new HttpError(400, 'The body is not valid JSON.'), undefined);
+    }
+  });
+}
+
+function knownFrameworkError(error: FastifyError, limitBytes: number): { status: number; message: string } | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return { status: 413, message: `The request is larger than the limit of ${Math.floor(limitBytes / 1048576)} MB.` };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, message: 'Unsupported Content-Type. Send application/json (or multipart/form-data where files are accepted).' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return { status: 400, message: 'The request body could not be parsed.' };
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return { status: error.statusCode, message: error.message };
+  }
+  return undefined;
+}
+
+/** Serves the bundled spec and an interactive reference that works offline. */
+async function registerDocs(app: FastifyInstance, contract: Contract): Promise<void> {
+  app.get('/api/openapi.json', async () => contract.document);
+  await app.register(swagger, { mode: 'static', specification: { document: contract.document as never } });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+}
+
+/** Tests: validates each operation's response against the spec before it is sent. */
+function reportContract(app: FastifyInstance, contract: Contract, report: (r: ContractReport) => void): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const operationId = request.routeOptions.config.operationId;
+    if (!operationId) return payload;
+    const contentType = String(reply.getHeader('content-type') ?? '');
+    let violations: string[] = [];
+    if (contentType.startsWith('application/json')) {
+      try {
+        violations = contract.checkResponse(operationId, reply.statusCode, JSON.parse(String(payload)));
+      } catch (error) {
+        violations = [`response is not JSON: ${(error as Error).message}`];
+      }
+    }
+    report({ operationId, status: reply.statusCode, violations });
+    return payload;
+  });
+}

@@ -1,0 +1,101 @@
+// Configuration from the environment: every setting has a documented default and is
+// validated once at start, so a typo fails loudly instead of running with a surprise.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL connection string; unset means the embedded database in dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Secret that signs access tokens. */
+  appKey: string;
+  /** Access-token lifetime in seconds. */
+  tokenTtlSeconds: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Largest accepted request body or uploaded file, in bytes. */
+  uploadLimitBytes: number;
+  /** Requests per minute per IP and per e-mail on public account routes; 0 = off. */
+  rateLimitAuth: number;
+  /** Requests per minute per user on authenticated routes; 0 = off. */
+  rateLimitApi: number;
+  corsOrigins: string[] | '*';
+  trustProxy: boolean;
+  /** Public base address of the service, used in links (files, OAuth redirects). */
+  publicUrl: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const tokenTtlSeconds = parseDuration(env.TOKEN_TTL ?? '30d');
+  if (tokenTtlSeconds === undefined) problems.push('TOKEN_TTL must be a duration such as 3600, 12h or 30d');
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const origins = (env.CORS_ORIGINS ?? '*').trim();
+
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
+
+  return {
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    appKey: env.APP_KEY || persistedAppKey(dataDir),
+    tokenTtlSeconds: tokenTtlSeconds!,
+    logLevel,
+    uploadLimitBytes: int('UPLOAD_LIMIT_MB', 10, 1, 1024) * 1024 * 1024,
+    rateLimitAuth: int('RATE_LIMIT_AUTH', 10),
+    rateLimitApi: int('RATE_LIMIT_API', 600),
+    corsOrigins: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()).filter(Boolean),
+    trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
+    publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
+  };
+}
+
+/** Seconds in "3600", "90s", "15m", "12h" or "30d". */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const seconds = Number(match[1]) * unit;
+  return seconds > 0 ? seconds : undefined;
+}
+
+/** Without APP_KEY, a random key is made once and kept in the data folder, so tokens survive restarts. */
+function persistedAppKey(dataDir: string): string {
+  const file = path.join(dataDir, 'app.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}

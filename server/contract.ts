@@ -1,0 +1,195 @@
+// The spec, loaded once at boot: openapi-backend compiles every request and response
+// validator, and ajv's errors become the messages clients see, keyed by field.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import { OpenAPIBackend, ValidationContext, type Document } from 'openapi-backend';
+import type { FieldErrors } from './errors.js';
+
+// ajv-formats is CommonJS with a default export; under NodeNext its callable is `.default`.
+const addFormats = ajvFormats as unknown as typeof ajvFormats.default;
+
+export const SPEC_FILE = path.resolve(import.meta.dirname, '..', 'generated', 'openapi.json');
+
+export interface RequestParts {
+  method: string;
+  /** Path relative to the server root `/api`, e.g. `/v1/wallets/3`. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export type RequestCheck =
+  | { ok: true; params: Record<string, unknown>; query: Record<string, unknown> }
+  | { ok: false; pathInvalid: boolean; errors: FieldErrors };
+
+export class Contract {
+  private constructor(
+    readonly document: Document,
+    private readonly backend: OpenAPIBackend,
+  ) {}
+
+  static async load(file = SPEC_FILE): Promise<Contract> {
+    const document = JSON.parse(readFileSync(file, 'utf8')) as Document;
+    const backend = new OpenAPIBackend({
+      definition: nullableForAjv(structuredClone(document)) as Document,
+      apiRoot: '/',
+      quick: false,
+      validate: true,
+      strict: true,
+      coerceTypes: true,
+      ajvOpts: { allErrors: true, strict: false },
+      customizeAjv: (ajv, options, context) => {
+        // Defaults fill only parameters (limit, page): filling bodies would turn a partial
+        // update into an overwrite with defaults.
+        const tuned = context === ValidationContext.Params ? new Ajv({ ...(options as AjvOptions), useDefaults: true }) : ajv;
+        addFormats(tuned);
+        // Documentation-only formats of OpenAPI: any string is acceptable.
+        tuned.addFormat('password', true);
+        tuned.addFormat('binary', true);
+        return tuned;
+      },
+    });
+    await backend.init();
+    return new Contract(document, backend);
+  }
+
+  /** Parses and validates a request for an operation; returns coerced params and query. */
+  checkRequest(operationId: string, parts: RequestParts): RequestCheck {
+    const result = this.backend.validator.validateRequest(
+      { method: parts.method.toLowerCase(), path: parts.path, headers: parts.headers as Record<string, string>, query: parts.query as Record<string, string>, body: parts.body },
+      operationId,
+    );
+    // Unknown query parameters are ignored, as clients send extras freely.
+    const errors = (result.errors ?? []).filter(
+      (e) => !(e.keyword === 'additionalProperties' && e.instancePath === '/query'),
+    );
+    if (errors.length === 0) {
+      const coerced: { params?: unknown; query?: unknown } = result.coerced ?? {};
+      return { ok: true, params: (coerced.params ?? {}) as Record<string, unknown>, query: (coerced.query ?? {}) as Record<string, unknown> };
+    }
+    return {
+      ok: false,
+      pathInvalid: errors.some((e) => e.instancePath.startsWith('/path')),
+      errors: fieldErrors(errors),
+    };
+  }
+
+  /** Validates a response body against the operation's schema for that status (tests only). */
+  checkResponse(operationId: string, status: number, body: unknown): string[] {
+    const result = this.backend.validator.validateResponse(body, operationId, status);
+    return (result.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? e.keyword}`);
+  }
+}
+
+/**
+ * OpenAPI 3.0 marks nullable references as `{nullable: true, allOf: [...]}`, which ajv
+ * rejects ("nullable" needs "type"). For validation only, such schemas become
+ * `{anyOf: [{...rest}, {type: 'null'}]}`, which means the same.
+ */
+function nullableForAjv(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(nullableForAjv);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = nullableForAjv(value);
+  if (out.nullable === true && out.type === undefined) {
+    const { nullable: _, description, ...rest } = out;
+    return { ...(description ? { description } : {}), anyOf: [rest, { type: 'null' }] };
+  }
+  return out;
+}
+
+// ---- ajv errors → field-keyed messages ------------------------------------------------
+
+const CLIENT_ID_FORMAT =
+  'must be in the format xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx:xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.';
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+};
+
+function fieldErrors(errors: ErrorObject[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const error of errors) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    const field = fieldOf(error);
+    const message = messageFor(field, error);
+    const list = (out[field] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  if (Object.keys(out).length === 0 && errors.length > 0) out.body = ['The request is invalid.'];
+  return out;
+}
+
+/** `/requestBody/targets/0/id` → `targets.0.id`; a missing property names itself. */
+function fieldOf(error: ErrorObject): string {
+  const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  segments.shift(); // requestBody | query | path | header
+  if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
+  if (segments.length === 0) return error.instancePath.startsWith('/requestBody') || error.instancePath === '' ? 'body' : 'request';
+  return segments.join('.');
+}
+
+function messageFor(field: string, error: ErrorObject): string {
+  const label = field.includes('.') || field.includes('_id') ? field : field.replace(/_/g, ' ');
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return field === 'requestBody' || field === 'body' ? 'A request body is required.' : `The ${label} field is required.`;
+    case 'type':
+      return `The ${label} must be ${TYPE_NAMES[String(p.type)] ?? String(p.type)}.`;
+    case 'enum':
+      return `The selected ${label} is invalid. Allowed: ${(p.allowedValues as unknown[]).join(', ')}.`;
+    case 'format':
+      return formatMessage(label, String(p.format));
+    case 'pattern':
+      if (/client_id$/.test(field)) return `The ${field} ${CLIENT_ID_FORMAT}`;
+      if (p.pattern === '^[A-Z]{3}$') return `The ${label} must be three upper-case letters (ISO 4217).`;
+      return `The ${label} format is invalid.`;
+    case 'minLength':
+      return `The ${label} must be at least ${p.limit} characters.`;
+    case 'maxLength':
+      return `The ${label} may not be greater than ${p.limit} characters.`;
+    case 'minimum':
+      return `The ${label} must be at least ${p.limit}.`;
+    case 'maximum':
+      return `The ${label} may not be greater than ${p.limit}.`;
+    case 'exclusiveMinimum':
+      return `The ${label} must be greater than ${p.limit}.`;
+    case 'exclusiveMaximum':
+      return `The ${label} must be less than ${p.limit}.`;
+    case 'minItems':
+      return `The ${label} must have at least ${p.limit} items.`;
+    case 'maxItems':
+      return `The ${label} may not have more than ${p.limit} items.`;
+    case 'additionalProperties':
+      return `The ${label} field is not allowed.`;
+    case 'parse':
+      return 'The body is not valid JSON.';
+    default:
+      return `The ${label} is invalid.`;
+  }
+}
+
+function formatMessage(label: string, format: string): string {
+  switch (format) {
+    case 'date-time':
+      return `The ${label} must be a valid ISO 8601 datetime (e.g. 2025-04-30T15:17:54.120Z or 2025-06-02T15:17:54+00:00).`;
+    case 'date':
+      return `The ${label} must be a date in the form YYYY-MM-DD.`;
+    case 'email':
+      return `The ${label} must be a valid email address.`;
+    case 'uri':
+      return `The ${label} must be a valid URL.`;
+    default:
+      return `The ${label} must be a valid ${format}.`;
+  }
+}

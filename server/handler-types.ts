@@ -1,0 +1,64 @@
+// Types that tie each handler to its operation in the spec: parameters, body and result
+// come from generated/api.ts, so a handler that reads a field the spec does not have, or
+// returns the wrong shape, fails to compile.
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { operations } from '../generated/api.js';
+import type { OperationId, PublicOperationId } from '../generated/operations.js';
+import type { Database } from '../db/schema.js';
+import type { AppServices } from './services.js';
+import type { RawResult, Result } from './envelope.js';
+
+type Operation<O extends OperationId> = operations[O];
+
+type Section<O extends OperationId, K extends 'path' | 'query'> =
+  Operation<O> extends { parameters: infer P } ? (P extends { [key in K]?: infer S } ? (S extends object ? S : {}) : {}) : {};
+
+type BodyOf<C> = C extends { 'application/json': infer J } ? J : C extends { 'multipart/form-data': infer M } ? M : unknown;
+
+export type RequestBody<O extends OperationId> =
+  Operation<O> extends { requestBody: { content: infer C } }
+    ? BodyOf<C>
+    : Operation<O> extends { requestBody?: { content: infer C } }
+      ? BodyOf<C> | undefined
+      : undefined;
+
+type DataOf<R> = R extends { content: { 'application/json': infer E } } ? (E extends { data?: infer D } ? D : never) : never;
+
+type SuccessStatus<O extends OperationId> = keyof Operation<O>['responses'] & (200 | 201);
+
+/** What a handler may return: one of its success responses' `data`, or a raw body. */
+export type HandlerResult<O extends OperationId> =
+  | { [S in SuccessStatus<O>]: Result<S, DataOf<Operation<O>['responses'][S]>> }[SuccessStatus<O>]
+  | RawResult;
+
+/** The authenticated account, loaded with its token in one query. */
+export interface AuthUser {
+  id: number;
+  email: string;
+  first_name: string;
+  last_name: string | null;
+  username: string | null;
+  phone: string | null;
+  email_verified_at: Date | null;
+  role: 'user' | 'admin';
+  created_at: Date;
+  updated_at: Date;
+  /** The token row this request authenticated with. */
+  tokenId: number;
+}
+
+export interface HandlerContext<O extends OperationId> {
+  user: O extends PublicOperationId ? AuthUser | null : AuthUser;
+  params: Section<O, 'path'>;
+  query: Section<O, 'query'>;
+  body: RequestBody<O>;
+  db: Kysely<Database>;
+  services: AppServices;
+  log: FastifyBaseLogger;
+  request: FastifyRequest;
+}
+
+export type Handler<O extends OperationId> = (ctx: HandlerContext<O>) => Promise<HandlerResult<O>>;
+
+export type Handlers = { [O in OperationId]: Handler<O> };

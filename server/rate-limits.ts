@@ -1,0 +1,53 @@
+// Rate limits, per minute: the public account routes per IP and per e-mail
+// (RATE_LIMIT_AUTH), authenticated routes per user (RATE_LIMIT_API). Counting is
+// @fastify/rate-limit's (in memory, or Redis when a client is given so several processes
+// share counters); each limit is its own counter, so a request can be refused by either.
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { OperationInfo } from '../generated/operations.js';
+import type { Config } from './config.js';
+import { HttpError } from './errors.js';
+
+export interface RateLimits {
+  forOperation(operation: OperationInfo): preHandlerAsyncHookHandler[];
+}
+
+const MINUTE = 60_000;
+
+function emailOf(request: FastifyRequest): string | undefined {
+  const body = request.body as { email?: unknown } | undefined;
+  return typeof body?.email === 'string' ? body.email.trim().toLowerCase() : undefined;
+}
+
+export async function setupRateLimits(app: FastifyInstance, config: Config, redis?: unknown): Promise<RateLimits> {
+  await app.register(rateLimit, { global: false, ...(redis ? { redis } : {}) });
+
+  /** A preHandler that answers 429 (with Retry-After) once `key` used up `max` this minute. */
+  const limit = (max: number, keyOf: (request: FastifyRequest) => string | undefined): preHandlerAsyncHookHandler => {
+    const check = app.createRateLimit({
+      max,
+      timeWindow: MINUTE,
+      keyGenerator: (request) => keyOf(request) ?? '',
+      allowList: (request) => keyOf(request) === undefined,
+    });
+    return async (request, reply) => {
+      const outcome = await check(request);
+      if (outcome.isAllowed || !outcome.isExceeded) return;
+      reply.header('retry-after', String(outcome.ttlInSeconds));
+      throw new HttpError(429, `Too many requests. Try again in ${outcome.ttlInSeconds} seconds.`);
+    };
+  };
+
+  const authLimits =
+    config.rateLimitAuth > 0
+      ? [limit(config.rateLimitAuth, (r) => `auth-ip:${r.ip}`), limit(config.rateLimitAuth, (r) => (emailOf(r) ? `auth-email:${emailOf(r)}` : undefined))]
+      : [];
+  const apiLimits = config.rateLimitApi > 0 ? [limit(config.rateLimitApi, (r) => (r.user ? `api-user:${r.user.id}` : undefined))] : [];
+
+  return {
+    forOperation(operation) {
+      if (!operation.public) return apiLimits;
+      return operation.tag === 'Authentication' ? authLimits : [];
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// One fastify route per operation of the spec. The request path is explicit, in order:
+// authenticate (onRequest, before any body is read) → rate limits (preHandler) → media type
+// and contract validation → the handler for the operationId → the envelope.
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { Kysely } from 'kysely';
+import { operations, type OperationInfo } from '../generated/operations.js';
+import type { Database } from '../db/schema.js';
+import type { TokenService } from './auth.js';
+import type { Contract } from './contract.js';
+import { isRaw, successBody, type Result } from './envelope.js';
+import { notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
+import type { AuthUser, Handlers } from './handler-types.js';
+import type { RateLimits } from './rate-limits.js';
+import type { AppServices } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: AuthUser | null;
+  }
+  interface FastifyContextConfig {
+    operationId?: string;
+  }
+}
+
+export interface RouteDeps {
+  db: Kysely<Database>;
+  contract: Contract;
+  tokens: TokenService;
+  handlers: Partial<Handlers>;
+  services: AppServices;
+  rateLimits: RateLimits;
+}
+
+export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  app.decorateRequest('user', null);
+  for (const operation of operations) {
+    app.route({
+      method: operation.method,
+      url: operation.route,
+      config: { operationId: operation.operationId },
+      onRequest: operation.public ? undefined : authenticate(deps),
+      preHandler: deps.rateLimits.forOperation(operation) as preHandlerHookHandler[],
+      handler: (request, reply) => runOperation(operation, deps, request, reply),
+    });
+  }
+  registerWrongMethodRoutes(app);
+}
+
+function authenticate(deps: RouteDeps) {
+  return async (request: FastifyRequest) => {
+    request.user = await deps.tokens.authenticate(deps.db, request.headers.authorization, deps.services.now());
+  };
+}
+
+async function runOperation(operation: OperationInfo, deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  checkMediaType(operation, request);
+  const check = deps.contract.checkRequest(operation.operationId, {
+    method: operation.method,
+    path: request.url.slice('/api'.length).split('?')[0],
+    headers: request.headers,
+    query: request.query as Record<string, unknown>,
+    body: request.body,
+  });
+  if (!check.ok) {
+    // A malformed id in the path names no record: 404, as for an unknown id.
+    if (check.pathInvalid) throw notFound();
+    throw validationFailed(check.errors);
+  }
+
+  const handler = deps.handlers[operation.operationId] as ((ctx: unknown) => Promise<Result>) | undefined;
+  if (!handler) throw notImplemented(operation.operationId);
+
+  const result = await handler({
+    user: request.user,
+    params: check.params,
+    query: check.query,
+    body: request.body,
+    db: deps.db,
+    services: deps.services,
+    log: request.log,
+    request,
+  });
+  if (isRaw(result)) return reply.code(result.status).headers(result.headers).send(result.body);
+  return reply.code(result.status).send(successBody(result));
+}
+
+/** 415 when a body arrives in a media type the operation does not take. */
+function checkMediaType(operation: OperationInfo, request: FastifyRequest): void {
+  const contentType = request.headers['content-type']?.split(';')[0].trim().toLowerCase();
+  if (!contentType || request.body === undefined) return;
+  if (operation.bodyTypes.length === 0) return; // a body the operation does not read is ignored
+  if (!operation.bodyTypes.includes(contentType)) throw unsupportedMediaType(operation.bodyTypes);
+}
+
+/** Every path answers the methods it lacks with 405 and an Allow header, in the envelope. */
+function registerWrongMethodRoutes(app: FastifyInstance): void {
+  const byRoute = new Map<string, Set<string>>();
+  for (const op of operations) {
+    const methods = byRoute.get(op.route) ?? new Set<string>();
+    methods.add(op.method);
+    byRoute.set(op.route, methods);
+  }
+  for (const [route, methods] of byRoute) {
+    const allowed = [...methods];
+    if (methods.has('GET')) allowed.push('HEAD');
+    const missing = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].filter((m) => !methods.has(m));
+    if (missing.length === 0) continue;
+    app.route({
+      method: missing as ('GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH')[],
+      url: route,
+      exposeHeadRoute: false,
+      handler: async (request, reply) =>
+        reply
+          .code(405)
+          .header('allow', allowed.join(', '))
+          .send({ success: false, message: `The ${request.method} method is not supported for this route. Supported: ${allowed.join(', ')}.` }),
+    });
+  }
+}
