@@ -2,13 +2,23 @@
 // TypeScript types with openapi-typescript, and the operation table the server routes from.
 // Everything under generated/ comes from here; CI regenerates and fails on any difference.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 const out = path.join(root, 'generated');
 mkdirSync(out, { recursive: true });
+
+// Every path an area file defines must be listed in the root, or it would silently vanish.
+const rootDocument = parseYaml(readFileSync(path.join(root, 'spec', 'openapi.yaml'), 'utf8'));
+const listed = new Set(Object.keys(rootDocument.paths ?? {}));
+for (const file of readdirSync(path.join(root, 'spec', 'paths'))) {
+  for (const specPath of Object.keys(parseYaml(readFileSync(path.join(root, 'spec', 'paths', file), 'utf8')) ?? {})) {
+    if (!listed.has(specPath)) throw new Error(`spec/paths/${file} defines ${specPath}, which spec/openapi.yaml does not list`);
+  }
+}
 
 const bundled = path.join(out, 'openapi.json');
 execFileSync(bin('redocly'), ['bundle', 'spec/openapi.yaml', '--ext', 'json', '-o', bundled], {

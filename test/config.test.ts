@@ -1,0 +1,50 @@
+// Configuration from the environment: defaults, validation, the persisted app key.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { ConfigError, loadConfig, parseDuration } from '../server/config.js';
+
+t.test('defaults', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'finance-config-'));
+  const config = loadConfig({ DATA_DIR: dataDir });
+  t.match(config, {
+    port: 8080,
+    host: '127.0.0.1',
+    databaseUrl: undefined,
+    dataDir,
+    tokenTtlSeconds: 30 * 86400,
+    logLevel: 'info',
+    uploadLimitBytes: 10 * 1024 * 1024,
+    rateLimitAuth: 10,
+    rateLimitApi: 600,
+    corsOrigins: '*',
+  });
+  t.equal(config.appKey, readFileSync(path.join(dataDir, 'app.key'), 'utf8').trim(), 'a generated key is kept in DATA_DIR');
+  t.equal(loadConfig({ DATA_DIR: dataDir }).appKey, config.appKey, 'and reused on the next start');
+  t.equal(loadConfig({ DATA_DIR: dataDir, APP_KEY: 'given' }).appKey, 'given');
+});
+
+t.test('every bad value is reported at once', async (t) => {
+  const error = t.throws(() =>
+    loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', TOKEN_TTL: 'forever', DATABASE_URL: 'mysql://x', APP_KEY: 'k' }),
+  ) as ConfigError;
+  t.ok(error instanceof ConfigError);
+  for (const name of ['PORT', 'LOG_LEVEL', 'TOKEN_TTL', 'DATABASE_URL']) t.match(error.message, name);
+});
+
+t.test('settings', async (t) => {
+  const config = loadConfig({ APP_KEY: 'k', RATE_LIMIT_AUTH: '0', CORS_ORIGINS: 'https://a.test, https://b.test', UPLOAD_LIMIT_MB: '2' });
+  t.equal(config.rateLimitAuth, 0);
+  t.same(config.corsOrigins, ['https://a.test', 'https://b.test']);
+  t.equal(config.uploadLimitBytes, 2 * 1024 * 1024);
+});
+
+t.test('durations', async (t) => {
+  t.equal(parseDuration('3600'), 3600);
+  t.equal(parseDuration('15m'), 900);
+  t.equal(parseDuration('12h'), 43200);
+  t.equal(parseDuration('30d'), 2592000);
+  t.equal(parseDuration('0'), undefined);
+  t.equal(parseDuration('soon'), undefined);
+});

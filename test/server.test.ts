@@ -1,0 +1,134 @@
+// The request path over HTTP: routing errors, media types, sizes, validation, the envelope,
+// request ids, CORS, docs, info, faults, and the contract check itself.
+import t from 'tap';
+import { operations } from '../generated/operations.js';
+import { allHandlers } from '../handlers/index.js';
+import { startApp } from './helpers/harness.js';
+
+const api = await startApp(t, { uploadLimitBytes: 1024 * 1024 });
+const { token } = await api.newUser();
+
+t.test('unknown routes are 404 and wrong methods 405, in the envelope', async (t) => {
+  const missing = await api.request('GET', '/api/v1/nothing-here', { token });
+  t.equal(missing.status, 404);
+  t.same(missing.body, { success: false, message: 'The route GET /api/v1/nothing-here does not exist.' });
+
+  const wrong = await api.request('PATCH', '/api/v1/user', { token });
+  t.equal(wrong.status, 405);
+  t.equal(wrong.body.success, false);
+  t.equal(wrong.headers.allow, 'GET, HEAD');
+});
+
+t.test('bodies: malformed JSON 400, wrong media type 415, too large 413', async (t) => {
+  const malformed = await api.request('POST', '/api/login', { payload: '{"email": ', headers: { 'content-type': 'application/json' } });
+  t.equal(malformed.status, 400);
+  t.same(malformed.body, { success: false, message: 'The body is not valid JSON.' });
+
+  const text = await api.request('POST', '/api/login', { payload: 'email=a', headers: { 'content-type': 'text/plain' } });
+  t.equal(text.status, 415);
+  t.equal(text.body.success, false);
+
+  const boundary = 'XyZ';
+  const multipart = await api.request('POST', '/api/login', {
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload: `--${boundary}\r\nContent-Disposition: form-data; name="email"\r\n\r\na@b.test\r\n--${boundary}--\r\n`,
+  });
+  t.equal(multipart.status, 415, 'multipart where only JSON is accepted');
+  t.match(multipart.body.message, /application\/json/);
+
+  const large = await api.request('POST', '/api/login', {
+    payload: JSON.stringify({ email: 'a@b.test', password: 'x'.repeat(2 * 1024 * 1024) }),
+    headers: { 'content-type': 'application/json' },
+  });
+  t.equal(large.status, 413);
+  t.match(large.body.message, /limit of 1 MB/);
+});
+
+t.test('validation runs before the handler: 422 keyed by field, bad ids 404', async (t) => {
+  const badQuery = await api.request('GET', '/api/v1/wallets?limit=500&page=0', { token });
+  t.equal(badQuery.status, 422);
+  t.same(Object.keys(badQuery.body.errors).sort(), ['limit', 'page']);
+  t.same(badQuery.body.errors.limit, ['The limit may not be greater than 100.']);
+
+  const badId = await api.request('GET', '/api/v1/wallets/abc', { token });
+  t.equal(badId.status, 404, 'a non-numeric id names no record');
+  t.equal(badId.body.success, false);
+});
+
+t.test('an operation without a handler answers 501 in the envelope, after authentication', async (t) => {
+  const res = await api.request('GET', '/api/v1/wallets', { token });
+  t.equal(res.status, 501);
+  t.same(res.body, { success: false, message: 'The operation listWallets is not implemented yet.' });
+  t.equal((await api.request('GET', '/api/v1/wallets')).status, 401, 'no token is still 401');
+});
+
+t.test('request ids: generated, or taken from the client, and echoed', async (t) => {
+  const generated = await api.request('GET', '/api/info');
+  t.match(generated.headers['x-request-id'], /^[0-9a-f-]{36}$/);
+  const given = await api.request('GET', '/api/info', { headers: { 'x-request-id': 'client-trace-42' } });
+  t.equal(given.headers['x-request-id'], 'client-trace-42');
+});
+
+t.test('CORS answers preflight requests with the headers clients send', async (t) => {
+  const res = await api.app.inject({
+    method: 'OPTIONS',
+    url: '/api/v1/wallets',
+    headers: {
+      origin: 'http://localhost:3000',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,accept-language',
+    },
+  });
+  t.equal(res.statusCode, 204);
+  t.equal(res.headers['access-control-allow-origin'], '*');
+  t.match(String(res.headers['access-control-allow-headers']), /Authorization/);
+  t.match(String(res.headers['access-control-allow-headers']), /Accept-Language/);
+});
+
+t.test('info says what this server is and how much it implements', async (t) => {
+  for (const url of ['/api/info', '/api/v1/info']) {
+    const res = await api.request('GET', url);
+    t.equal(res.status, 200);
+    t.equal(res.body.data.version, '1.1.2');
+    t.equal(res.body.data.database, process.env.DATABASE_URL ? 'postgresql' : 'embedded');
+    t.equal(res.body.data.operations.total, operations.length);
+    t.equal(res.body.data.operations.implemented, Object.keys(allHandlers).length);
+  }
+});
+
+t.test('the spec and its interactive reference are served', async (t) => {
+  const spec = await api.request('GET', '/api/openapi.json');
+  t.equal(spec.status, 200);
+  t.equal(spec.body.info.version, '1.1.2');
+  t.equal(spec.body.openapi, '3.0.0');
+  const docs = await api.app.inject({ method: 'GET', url: '/docs/' });
+  t.equal(docs.statusCode, 200);
+  t.match(docs.body, /swagger/i);
+});
+
+t.test('a fault is a 500 with a request id and no details', async (t) => {
+  const faulty = await startApp(t, {
+    handlers: {
+      ...allHandlers,
+      getServerInfo: async () => {
+        throw new Error('connection to the ledger exploded at /srv/secret/path.ts:12');
+      },
+    },
+  });
+  const res = await faulty.request('GET', '/api/info');
+  t.equal(res.status, 500);
+  t.equal(res.body.success, false);
+  t.equal(res.body.message, 'Server error. Please try again later.');
+  t.equal(res.body.request_id, res.headers['x-request-id']);
+  t.notMatch(JSON.stringify(res.body), /exploded|secret/);
+});
+
+t.test('the contract check fails a response that does not match the spec', async (t) => {
+  const broken = await startApp(t, {
+    handlers: {
+      ...allHandlers,
+      getServerInfo: async () => ({ status: 200, data: { name: 'x', version: 112 } }) as never,
+    },
+  });
+  await t.rejects(broken.request('GET', '/api/info'), /breaks the contract[\s\S]*version/);
+});
