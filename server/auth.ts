@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/schema.js';
 import { findLiveTokenWithUser, insertToken } from '../db/tokens.js';
 import { unauthorized } from './errors.js';
@@ -15,14 +16,29 @@ export interface IssuedToken {
   expiresAt: Date;
 }
 
+/** What a verified signature told us; the token row is still checked on every request. */
+interface VerifiedClaims {
+  jti: string;
+  expiresAtMs: number;
+}
+
 export class TokenService {
-  private readonly key: Uint8Array;
+  private readonly secret: Uint8Array<ArrayBuffer>;
+  private key: CryptoKey | undefined;
+  // Checking an HMAC costs ~150 µs; a token's claims never change, so each is checked once.
+  private readonly verified = new LRUCache<string, VerifiedClaims>({ max: 10_000 });
 
   constructor(
     appKey: string,
     private readonly ttlSeconds: number,
   ) {
-    this.key = new TextEncoder().encode(appKey);
+    this.secret = new TextEncoder().encode(appKey);
+  }
+
+  /** The HMAC key, imported once instead of on every sign and verify. */
+  private async hmacKey(): Promise<CryptoKey> {
+    this.key ??= await crypto.subtle.importKey('raw', this.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    return this.key;
   }
 
   async issue(db: Kysely<Database>, userId: number, now: Date): Promise<IssuedToken> {
@@ -36,7 +52,7 @@ export class TokenService {
       .setJti(jti)
       .setIssuedAt(Math.floor(now.getTime() / 1000))
       .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-      .sign(this.key);
+      .sign(await this.hmacKey());
     return { token, expiresAt };
   }
 
@@ -44,20 +60,24 @@ export class TokenService {
   async authenticate(db: Kysely<Database>, header: string | undefined, now: Date): Promise<AuthUser> {
     const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (!match) throw unauthorized();
-    let jti: string | undefined;
-    try {
-      const { payload } = await jwtVerify(match[1], this.key, {
-        algorithms: ['HS256'],
-        issuer: ISSUER,
-        currentDate: now,
-      });
-      jti = payload.jti;
-    } catch {
-      throw unauthorized();
-    }
-    if (!jti) throw unauthorized();
-    const row = await findLiveTokenWithUser(db, jti, now);
+    const claims = await this.verify(match[1], now);
+    if (!claims || claims.expiresAtMs <= now.getTime()) throw unauthorized();
+    const row = await findLiveTokenWithUser(db, claims.jti, now);
     if (!row) throw unauthorized();
     return row as AuthUser;
+  }
+
+  private async verify(token: string, now: Date): Promise<VerifiedClaims | undefined> {
+    const known = this.verified.get(token);
+    if (known) return known;
+    try {
+      const { payload } = await jwtVerify(token, await this.hmacKey(), { algorithms: ['HS256'], issuer: ISSUER, currentDate: now });
+      if (!payload.jti || payload.exp === undefined) return undefined;
+      const claims = { jti: payload.jti, expiresAtMs: payload.exp * 1000 };
+      this.verified.set(token, claims);
+      return claims;
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import { OpenAPIBackend, ValidationContext, type Document } from 'openapi-backend';
+import { OpenAPIBackend, ValidationContext, type Document, type Operation } from 'openapi-backend';
 import type { FieldErrors } from './errors.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its callable is `.default`.
@@ -29,6 +29,8 @@ export class Contract {
   private constructor(
     readonly document: Document,
     private readonly backend: OpenAPIBackend,
+    /** Resolved once: openapi-backend looks an id up by rebuilding its whole operation list. */
+    private readonly operations: Map<string, Operation>,
   ) {}
 
   static async load(file = SPEC_FILE): Promise<Contract> {
@@ -53,14 +55,15 @@ export class Contract {
       },
     });
     await backend.init();
-    return new Contract(document, backend);
+    const operations = new Map(backend.getOperations().map((op) => [op.operationId!, op]));
+    return new Contract(document, backend, operations);
   }
 
   /** Parses and validates a request for an operation; returns coerced params and query. */
   checkRequest(operationId: string, parts: RequestParts): RequestCheck {
     const result = this.backend.validator.validateRequest(
       { method: parts.method.toLowerCase(), path: parts.path, headers: parts.headers as Record<string, string>, query: parts.query as Record<string, string>, body: parts.body },
-      operationId,
+      this.operation(operationId),
     );
     // Unknown query parameters are ignored, as clients send extras freely.
     const errors = (result.errors ?? []).filter(
@@ -77,9 +80,15 @@ export class Contract {
     };
   }
 
+  private operation(operationId: string): Operation {
+    const operation = this.operations.get(operationId);
+    if (!operation) throw new Error(`Unknown operation ${operationId}`);
+    return operation;
+  }
+
   /** Validates a response body against the operation's schema for that status (tests only). */
   checkResponse(operationId: string, status: number, body: unknown): string[] {
-    const result = this.backend.validator.validateResponse(body, operationId, status);
+    const result = this.backend.validator.validateResponse(body, this.operation(operationId), status);
     return (result.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? e.keyword}`);
   }
 }
