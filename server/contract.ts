@@ -1,6 +1,6 @@
 // The spec, loaded once at boot: openapi-backend compiles every request and response
 // validator, and ajv's errors become the messages clients see, keyed by field.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
@@ -10,7 +10,11 @@ import type { FieldErrors } from './errors.js';
 // ajv-formats is CommonJS with a default export; under NodeNext its callable is `.default`.
 const addFormats = ajvFormats as unknown as typeof ajvFormats.default;
 
-export const SPEC_FILE = path.resolve(import.meta.dirname, '..', 'generated', 'openapi.json');
+/** The bundled spec, found from the sources (server/) and from the build (dist/server/). */
+export const SPEC_FILE =
+  [path.resolve(import.meta.dirname, '..', 'generated', 'openapi.json'), path.resolve(import.meta.dirname, '..', '..', 'generated', 'openapi.json')].find(
+    (file) => existsSync(file),
+  ) ?? path.resolve(import.meta.dirname, '..', 'generated', 'openapi.json');
 
 export interface RequestParts {
   method: string;
