@@ -1,7 +1,10 @@
 // Queries on the users table. E-mail and username compare case-insensitively (their unique
 // indexes are on lower(...)), phone exactly.
-import { sql, type Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, UsersTable } from './schema.js';
+
+/** A user as the service handles it: every column but the password hash. */
+export type UserRecord = Omit<Selectable<UsersTable>, 'password_hash'>;
 
 export type UserIdentifier = { email: string } | { phone: string } | { username: string };
 

@@ -15,7 +15,7 @@ import { toUser, type UserView } from './views/user.js';
 
 const TAKEN = 'has already been taken.';
 
-async function registerUser({ body, db, services }: HandlerContext<'registerUser'>) {
+async function registerUser({ body, db, services }: HandlerContext<'registerUser' | 'registerUserV1'>) {
   const identity = { email: body.email.trim(), username: body.username?.trim(), phone: body.phone?.trim() };
   const taken = await takenIdentityFields(db, identity);
   if (taken.length > 0) throw validationFailed(Object.fromEntries(taken.map((field) => [field, [`The ${field} ${TAKEN}`]])));
@@ -47,7 +47,7 @@ async function registerUser({ body, db, services }: HandlerContext<'registerUser
   }
 }
 
-async function loginUser({ body, db, services }: HandlerContext<'loginUser'>) {
+async function loginUser({ body, db, services }: HandlerContext<'loginUser' | 'loginUserV1'>) {
   const user = await findUserForLogin(db, loginIdentifier(body));
   if (!(await verifyPassword(user?.password_hash ?? null, body.password)) || !user) {
     throw new HttpError(401, 'Invalid credentials');
@@ -72,7 +72,7 @@ async function signIn(db: Kysely<Database>, services: AppServices, user: UserVie
   return { token: issued.token, token_type: 'Bearer' as const, expires_at: issued.expiresAt.toISOString(), user };
 }
 
-async function logoutUser({ user, db, services }: HandlerContext<'logoutUser'>) {
+async function logoutUser({ user, db, services }: HandlerContext<'logoutUser' | 'logoutUserV1'>) {
   await revokeToken(db, user.tokenId, services.now());
   return done('User has been logged out successfully');
 }
@@ -83,10 +83,10 @@ async function getCurrentUser({ user, db }: HandlerContext<'getCurrentUser'>) {
 
 export const authenticationHandlers = {
   registerUser,
-  registerUserV1: registerUser as unknown as Handlers['registerUserV1'],
+  registerUserV1: registerUser,
   loginUser,
-  loginUserV1: loginUser as unknown as Handlers['loginUserV1'],
+  loginUserV1: loginUser,
   logoutUser,
-  logoutUserV1: logoutUser as unknown as Handlers['logoutUserV1'],
+  logoutUserV1: logoutUser,
   getCurrentUser,
 } satisfies Partial<Handlers>;

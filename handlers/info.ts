@@ -2,7 +2,7 @@
 import { ok } from '../server/envelope.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 
-async function getServerInfo({ services }: HandlerContext<'getServerInfo'>) {
+async function getServerInfo({ services }: HandlerContext<'getServerInfo' | 'getServerInfoV1'>) {
   return ok({
     name: 'finance-service',
     version: services.specVersion,
@@ -14,5 +14,5 @@ async function getServerInfo({ services }: HandlerContext<'getServerInfo'>) {
 
 export const infoHandlers = {
   getServerInfo,
-  getServerInfoV1: getServerInfo as unknown as Handlers['getServerInfoV1'],
+  getServerInfoV1: getServerInfo,
 } satisfies Partial<Handlers>;

@@ -64,7 +64,7 @@ export class TokenService {
     if (!claims || claims.expiresAtMs <= now.getTime()) throw unauthorized();
     const row = await findLiveTokenWithUser(db, claims.jti, now);
     if (!row) throw unauthorized();
-    return row as AuthUser;
+    return row;
   }
 
   private async verify(token: string, now: Date): Promise<VerifiedClaims | undefined> {

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { operations } from '../generated/api.js';
 import type { OperationId, PublicOperationId } from '../generated/operations.js';
 import type { Database } from '../db/schema.js';
+import type { UserRecord } from '../db/users.js';
 import type { AppServices } from './services.js';
 import type { RawResult, Result } from './envelope.js';
 
@@ -33,20 +34,10 @@ export type HandlerResult<O extends OperationId> =
   | RawResult;
 
 /** The authenticated account, loaded with its token in one query. */
-export interface AuthUser {
-  id: number;
-  email: string;
-  first_name: string;
-  last_name: string | null;
-  username: string | null;
-  phone: string | null;
-  email_verified_at: Date | null;
-  role: 'user' | 'admin';
-  created_at: Date;
-  updated_at: Date;
+export type AuthUser = UserRecord & {
   /** The token row this request authenticated with. */
   tokenId: number;
-}
+};
 
 export interface HandlerContext<O extends OperationId> {
   user: O extends PublicOperationId ? AuthUser | null : AuthUser;

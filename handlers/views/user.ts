@@ -1,22 +1,10 @@
 // The account as the API shows it: never the password hash, never a token.
 import type { components } from '../../generated/api.js';
+import type { UserRecord } from '../../db/users.js';
 
 export type UserView = components['schemas']['User'];
 
-interface UserRow {
-  id: number;
-  email: string;
-  first_name: string;
-  last_name: string | null;
-  username: string | null;
-  phone: string | null;
-  email_verified_at: Date | null;
-  role: 'user' | 'admin';
-  created_at: Date;
-  updated_at: Date;
-}
-
-export function toUser(row: UserRow, avatarUrl: string | null): UserView {
+export function toUser(row: UserRecord, avatarUrl: string | null): UserView {
   return {
     id: row.id,
     email: row.email,
