@@ -22,6 +22,8 @@ export interface Config {
   /** Requests per minute per user on authenticated routes; 0 = off. */
   rateLimitApi: number;
   corsOrigins: string[] | '*';
+  /** Redis for counters shared by several processes (rate limits); unset keeps them in memory. */
+  redisUrl: string | undefined;
   trustProxy: boolean;
   /** Public base address of the service, used in links (files, OAuth redirects). */
   publicUrl: string;
@@ -53,6 +55,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (tokenTtlSeconds === undefined) problems.push('TOKEN_TTL must be a duration such as 3600, 12h or 30d');
 
   const databaseUrl = env.DATABASE_URL || undefined;
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
+
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
@@ -76,6 +81,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitAuth: int('RATE_LIMIT_AUTH', 10),
     rateLimitApi: int('RATE_LIMIT_API', 600),
     corsOrigins: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()).filter(Boolean),
+    redisUrl,
     trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
   };

@@ -4,6 +4,7 @@
 // share counters); each limit is its own counter, so a request can be refused by either.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { Redis } from 'ioredis';
 import type { OperationInfo } from '../generated/operations.js';
 import type { Config } from './config.js';
 import { HttpError } from './errors.js';
@@ -19,8 +20,13 @@ function emailOf(request: FastifyRequest): string | undefined {
   return typeof body?.email === 'string' ? body.email.trim().toLowerCase() : undefined;
 }
 
-export async function setupRateLimits(app: FastifyInstance, config: Config, redis?: unknown): Promise<RateLimits> {
-  await app.register(rateLimit, { global: false, ...(redis ? { redis } : {}) });
+export async function setupRateLimits(app: FastifyInstance, config: Config): Promise<RateLimits> {
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : undefined;
+  if (redis) {
+    redis.on('error', (error) => app.log.warn({ err: error }, 'rate-limit store (Redis) unavailable'));
+    app.addHook('onClose', async () => void (await redis.quit()));
+  }
+  await app.register(rateLimit, { global: false, ...(redis ? { redis, nameSpace: 'finance-rl:' } : {}) });
 
   /** A preHandler that answers 429 (with Retry-After) once `key` used up `max` this minute. */
   const limit = (max: number, keyOf: (request: FastifyRequest) => string | undefined): preHandlerAsyncHookHandler => {
@@ -29,6 +35,8 @@ export async function setupRateLimits(app: FastifyInstance, config: Config, redi
       timeWindow: MINUTE,
       keyGenerator: (request) => keyOf(request) ?? '',
       allowList: (request) => keyOf(request) === undefined,
+      // A Redis outage must not take the API down with it: requests pass uncounted.
+      skipOnError: true,
     });
     return async (request, reply) => {
       const outcome = await check(request);
