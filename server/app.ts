@@ -1,6 +1,7 @@
 // Builds the fastify app: plugins, the contract routes, errors in the envelope, the docs.
 // Nothing here listens or opens the database: main.ts and the tests do that, then pass it in.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -16,6 +17,7 @@ import { errorBody } from './envelope.js';
 import { HttpError } from './errors.js';
 import type { Handlers } from './handler-types.js';
 import { setupRateLimits } from './rate-limits.js';
+import { LocalFileStorage } from './storage.js';
 import { registerOperationRoutes } from './routes.js';
 import type { AppServices } from './services.js';
 
@@ -59,6 +61,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     config,
     databaseKind: database.kind,
     tokens: new TokenService(config.appKey, config.tokenTtlSeconds),
+    storage: new LocalFileStorage(path.join(config.dataDir, 'files')),
     specVersion: String((contract.document.info as { version: string }).version),
     build: process.env.BUILD_ID || null,
     operationCounts: {
@@ -79,7 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     exposedHeaders: ['X-Request-Id', 'Retry-After'],
   });
   await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
+    attachFieldsToBody: true,
     limits: { fileSize: config.uploadLimitBytes, files: 20 },
   });
   const rateLimits = await setupRateLimits(app, config);

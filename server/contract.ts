@@ -90,6 +90,24 @@ export class Contract {
     return operation;
   }
 
+  /** The request body schema of an operation for one media type. */
+  requestSchema(operationId: string, mediaType: string): Record<string, any> | undefined {
+    const body = this.resolve(this.operation(operationId).requestBody as Record<string, any> | undefined);
+    return body?.content?.[mediaType]?.schema;
+  }
+
+  /** Follows `$ref`s of the bundled document. */
+  readonly resolve = (schema: Record<string, any> | undefined): Record<string, any> | undefined => {
+    let node = schema;
+    while (node?.$ref) {
+      node = (node.$ref as string)
+        .slice(2)
+        .split('/')
+        .reduce<any>((at, key) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.document);
+    }
+    return node;
+  };
+
   /** Validates a response body against the operation's schema for that status (tests only). */
   checkResponse(operationId: string, status: number, body: unknown): string[] {
     const result = this.backend.validator.validateResponse(body, this.operation(operationId), status);

@@ -7,6 +7,7 @@ import type { operations } from '../generated/api.js';
 import type { OperationId, PublicOperationId } from '../generated/operations.js';
 import type { Database } from '../db/schema.js';
 import type { UserRecord } from '../db/users.js';
+import type { UploadedFiles } from './multipart.js';
 import type { AppServices } from './services.js';
 import type { RawResult, Result } from './envelope.js';
 
@@ -44,6 +45,8 @@ export interface HandlerContext<O extends OperationId> {
   params: Section<O, 'path'>;
   query: Section<O, 'query'>;
   body: RequestBody<O>;
+  /** Files of a multipart request, by field name (without `[]`); empty otherwise. */
+  files: UploadedFiles;
   db: Kysely<Database>;
   services: AppServices;
   log: FastifyBaseLogger;

@@ -9,6 +9,7 @@ import type { TokenService } from './auth.js';
 import type { Contract } from './contract.js';
 import { isRaw, successBody, type Result } from './envelope.js';
 import { notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
+import { readMultipart, type UploadedFiles } from './multipart.js';
 import type { AuthUser, Handlers } from './handler-types.js';
 import type { RateLimits } from './rate-limits.js';
 import type { AppServices } from './services.js';
@@ -54,12 +55,18 @@ function authenticate(deps: RouteDeps) {
 
 async function runOperation(operation: OperationInfo, deps: RouteDeps, request: FastifyRequest, reply: FastifyReply) {
   checkMediaType(operation, request);
+  let body = request.body;
+  let files: UploadedFiles = {};
+  if (request.isMultipart()) {
+    const schema = deps.contract.requestSchema(operation.operationId, 'multipart/form-data');
+    ({ body, files } = await readMultipart(request.body as never, schema, deps.contract.resolve));
+  }
   const check = deps.contract.checkRequest(operation.operationId, {
     method: operation.method,
     path: request.url.slice('/api'.length).split('?')[0],
     headers: request.headers,
     query: request.query as Record<string, unknown>,
-    body: request.body,
+    body,
   });
   if (!check.ok) {
     // A malformed id in the path names no record: 404, as for an unknown id.
@@ -74,7 +81,8 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
     user: request.user,
     params: check.params,
     query: check.query,
-    body: request.body,
+    body,
+    files,
     db: deps.db,
     services: deps.services,
     log: request.log,

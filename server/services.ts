@@ -3,11 +3,14 @@
 import type { Config } from './config.js';
 import type { DatabaseKind } from '../db/connection.js';
 import type { TokenService } from './auth.js';
+import type { FileStorage } from './storage.js';
 
 export interface AppServices {
   config: Config;
   databaseKind: DatabaseKind;
   tokens: TokenService;
+  /** Uploaded files (attachments, icons, imports). */
+  storage: FileStorage;
   /** The contract's `info.version`. */
   specVersion: string;
   /** Build identifier from BUILD_ID, when the deployment sets one. */

@@ -1,0 +1,101 @@
+// The sync bookkeeping every synced table shares (client id, device, timestamps, soft
+// delete), written once. Resources call these instead of repeating the queries: finding a
+// record by id or client id, attaching a client id, soft-deleting, listing a sync feed.
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { ClientId } from '../domain/client-id.js';
+import type { Database } from './schema.js';
+
+export type SyncedTable =
+  | 'wallets'
+  | 'groups'
+  | 'parties'
+  | 'categories'
+  | 'transactions'
+  | 'transfers'
+  | 'refunds'
+  | 'configurations'
+  | 'budgets'
+  | 'budget_period_states'
+  | 'reminders'
+  | 'notifications';
+
+/** A row of a synced table with its device's token and platform (to rebuild the client id). */
+export type SyncedRow<T extends SyncedTable> = Selectable<Database[T]> & {
+  device_token: string | null;
+  device_platform: string | null;
+};
+
+// Generic over the table name, which Kysely cannot type; every function here returns typed rows.
+type AnyDb = Kysely<any>;
+
+/** The user's rows of a synced table, each with its device columns. Callers add filters. */
+export function selectSynced<T extends SyncedTable>(
+  db: Kysely<Database>,
+  table: T,
+  userId: number,
+): SelectQueryBuilder<any, any, SyncedRow<T>> {
+  const name: string = table;
+  return (db as AnyDb)
+    .selectFrom(name)
+    .leftJoin('devices as sync_device', 'sync_device.id', `${name}.device_id`)
+    .selectAll(name)
+    .select(['sync_device.token as device_token', 'sync_device.platform as device_platform'])
+    .where(`${name}.user_id`, '=', userId) as SelectQueryBuilder<any, any, SyncedRow<T>>;
+}
+
+/** The user's live (not deleted) record with this id. */
+export async function findLive<T extends SyncedTable>(db: Kysely<Database>, table: T, userId: number, id: number): Promise<SyncedRow<T> | undefined> {
+  const name: string = table;
+  return (await selectSynced(db, table, userId).where(`${name}.id`, '=', id).where(`${name}.deleted_at`, 'is', null).executeTakeFirst()) as
+    | SyncedRow<T>
+    | undefined;
+}
+
+/**
+ * The user's record created with this client id, deleted ones included: a client id names
+ * one record forever, so a replayed create finds it even after it was deleted.
+ */
+export async function findByClientId<T extends SyncedTable>(
+  db: Kysely<Database>,
+  table: T,
+  userId: number,
+  clientId: ClientId,
+): Promise<SyncedRow<T> | undefined> {
+  const name: string = table;
+  return (await selectSynced(db, table, userId)
+    .where(`${name}.client_generated_id`, '=', clientId.recordUuid)
+    .where('sync_device.token', '=', clientId.deviceToken)
+    .executeTakeFirst()) as SyncedRow<T> | undefined;
+}
+
+/** The id of the user's device row for this token, made on first use. */
+export async function deviceIdFor(db: Kysely<Database>, userId: number, deviceToken: string): Promise<number> {
+  const row = await db
+    .insertInto('devices')
+    .values({ user_id: userId, token: deviceToken })
+    .onConflict((oc) => oc.columns(['user_id', 'token']).doUpdateSet({ updated_at: new Date() }))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The columns that store a client id on a record (none when no client id was sent). */
+export async function clientIdColumns(
+  db: Kysely<Database>,
+  userId: number,
+  clientId: ClientId | undefined,
+): Promise<{ client_generated_id: string; device_id: number } | Record<string, never>> {
+  if (!clientId) return {};
+  return { client_generated_id: clientId.recordUuid, device_id: await deviceIdFor(db, userId, clientId.deviceToken) };
+}
+
+/** Soft delete: the row stays as a tombstone that `synced_since` feeds carry to clients. */
+export async function softDelete(db: Kysely<Database>, table: SyncedTable, userId: number, id: number, now: Date): Promise<void> {
+  await (db as AnyDb)
+    .updateTable(table)
+    .set({ deleted_at: now, updated_at: now, last_synced_at: now })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .execute();
+}

@@ -1,0 +1,22 @@
+// Money is exact: PostgreSQL numeric in storage and SQL sums, decimal.js in JS arithmetic.
+// A JS number appears only at the JSON edge, converted once from the exact decimal string.
+import { Decimal } from 'decimal.js';
+
+export const MONEY_DECIMALS = 4;
+
+export { Decimal };
+
+/** An exact decimal string (as pg returns numeric) as the JSON number clients receive. */
+export function moneyToJson(value: string | number | Decimal): number {
+  return new Decimal(value).toDecimalPlaces(MONEY_DECIMALS, Decimal.ROUND_HALF_EVEN).toNumber();
+}
+
+/** A money amount from a request (JSON number or numeric string) as an exact decimal string. */
+export function moneyFromInput(value: number | string): string {
+  return new Decimal(String(value)).toFixed(MONEY_DECIMALS, Decimal.ROUND_HALF_EVEN);
+}
+
+/** True when the amount has more decimal places than money keeps. */
+export function hasTooManyDecimals(value: number | string): boolean {
+  return new Decimal(String(value)).decimalPlaces() > MONEY_DECIMALS;
+}

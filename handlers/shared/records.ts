@@ -1,0 +1,56 @@
+// What handlers of synced resources share: the 404 for records that are not the caller's,
+// the 422 for references to records that are not the caller's, client ids, list parameters,
+// and the client's `updated_at` check.
+import type { Kysely } from 'kysely';
+import { parseClientId, type ClientId } from '../../domain/client-id.js';
+import { parseSyncedSince } from '../../domain/sync-time.js';
+import type { FeedOptions } from '../../db/feed.js';
+import type { Database } from '../../db/schema.js';
+import { findLive, type SyncedRow, type SyncedTable } from '../../db/sync.js';
+import { invalidField, notFound } from '../../server/errors.js';
+
+/** The caller's live record, or 404 (also when it belongs to someone else). */
+export async function ownedOr404<T extends SyncedTable>(db: Kysely<Database>, table: T, userId: number, id: number, what: string): Promise<SyncedRow<T>> {
+  const row = await findLive(db, table, userId, id);
+  if (!row) throw notFound(what);
+  return row;
+}
+
+/** A referenced id must name one of the caller's live records: 422 on `field` otherwise. */
+export async function requireOwned(db: Kysely<Database>, table: SyncedTable, userId: number, id: number, field: string, what: string): Promise<void> {
+  if (!(await findLive(db, table, userId, id))) throw invalidField(field, `The selected ${what} is invalid.`);
+}
+
+/** The parsed client id, undefined when none was sent, 422 when malformed. */
+export function clientIdFrom(value: string | null | undefined, field = 'client_id'): ClientId | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const parsed = parseClientId(value);
+  if (!parsed) {
+    throw invalidField(field, `The ${field} must be in the format xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx:xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.`);
+  }
+  return parsed;
+}
+
+/** An offline client's `updated_at` may not be earlier than the record's creation. */
+export function checkClientUpdatedAt(updatedAt: string | undefined, createdAt: Date): void {
+  if (updatedAt !== undefined && new Date(updatedAt).getTime() < createdAt.getTime()) {
+    throw invalidField('updated_at', 'The updated at date is less than the created at date.');
+  }
+}
+
+export interface ListQuery {
+  limit?: number;
+  page?: number;
+  synced_since?: string;
+  no_client_id?: boolean;
+}
+
+/** The paging and sync parameters of a list request (422 on an unreadable `synced_since`). */
+export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['order']): FeedOptions {
+  let since: Date | undefined;
+  if (query.synced_since !== undefined && query.synced_since !== '') {
+    since = parseSyncedSince(query.synced_since);
+    if (!since) throw invalidField('synced_since', 'The synced since must be an ISO 8601 date-time, e.g. 2026-11-21T05:25:22Z.');
+  }
+  return { page: query.page ?? 1, limit: query.limit ?? 20, since, noClientId: query.no_client_id === true, order, now };
+}

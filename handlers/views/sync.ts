@@ -1,0 +1,44 @@
+// The sync fields every synced record carries in responses (spec: SyncFields).
+import type { components } from '../../generated/api.js';
+import { formatClientId } from '../../domain/client-id.js';
+
+export type SyncFieldsView = components['schemas']['SyncFields'];
+
+interface SyncColumnsRow {
+  id: number;
+  user_id: number;
+  client_generated_id: string | null;
+  device_id: number | null;
+  device_token: string | null;
+  device_platform: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  last_synced_at: Date;
+}
+
+/** `syncableType` names the kind of record in `sync_state`, e.g. `wallet`. */
+export function syncFields(row: SyncColumnsRow, syncableType: string): SyncFieldsView {
+  const iso = (date: Date | null) => date?.toISOString() ?? null;
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    client_generated_id: formatClientId(row.device_token, row.client_generated_id),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    deleted_at: iso(row.deleted_at),
+    last_synced_at: row.last_synced_at.toISOString(),
+    sync_state: {
+      id: row.id,
+      syncable_type: syncableType,
+      syncable_id: row.id,
+      source: row.device_platform,
+      client_generated_id: row.client_generated_id,
+      device_id: row.device_id,
+      last_synced_at: row.last_synced_at.toISOString(),
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      deleted_at: iso(row.deleted_at),
+    },
+  };
+}
