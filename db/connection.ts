@@ -48,16 +48,15 @@ async function openPostgres(connectionString: string, poolSize: number): Promise
 async function openEmbedded(dataDir: string | undefined, poolSize: number): Promise<DatabaseHandle> {
   // Loaded lazily: a PostgreSQL deployment never pays for the embedded engine.
   const { PGlite } = await import('@electric-sql/pglite');
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const { serveEmbedded } = await import('./embedded-server.js');
   let dataPath: string | undefined;
   if (dataDir) {
     dataPath = path.join(dataDir, 'pgdata');
     mkdirSync(dataPath, { recursive: true });
   }
   const pglite = await PGlite.create(dataPath);
-  const server = new PGLiteSocketServer({ db: pglite, port: 0, host: '127.0.0.1', maxConnections: poolSize + 4 });
-  await server.start();
-  const connectionString = `postgres://postgres@${server.getServerConn()}/postgres`;
+  const server = await serveEmbedded(pglite);
+  const connectionString = `postgres://postgres@${server.host}:${server.port}/postgres`;
   const pool = new pg.Pool({ connectionString, max: poolSize });
   const db = kyselyOver(pool);
   return {

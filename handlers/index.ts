@@ -3,10 +3,12 @@
 import type { Handlers } from '../server/handler-types.js';
 import { accountHandlers } from './account.js';
 import { authenticationHandlers } from './authentication.js';
+import { groupHandlers } from './groups.js';
 import { infoHandlers } from './info.js';
 
 export const allHandlers: Partial<Handlers> = {
   ...authenticationHandlers,
   ...accountHandlers,
   ...infoHandlers,
+  ...groupHandlers,
 };

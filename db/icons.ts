@@ -1,0 +1,53 @@
+// Icons of wallets, groups, parties and categories: an emoji, an icon name, or an uploaded
+// image (a row of `files`). A record points at its icon through `icon_id`.
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Database, IconType } from './schema.js';
+
+export interface IconColumns {
+  icon_id: number | null;
+  icon_type: IconType | null;
+  icon_content: string | null;
+  icon_file_id: number | null;
+}
+
+/** Adds the icon of each row of `table` to a query. */
+export function withIcon<Row>(query: SelectQueryBuilder<any, any, Row>, table: string): SelectQueryBuilder<any, any, Row & IconColumns> {
+  return query
+    .leftJoin('icons as record_icon', 'record_icon.id', `${table}.icon_id`)
+    .select(['record_icon.type as icon_type', 'record_icon.content as icon_content', 'record_icon.file_id as icon_file_id']) as SelectQueryBuilder<
+    any,
+    any,
+    Row & IconColumns
+  >;
+}
+
+export interface IconInput {
+  icon?: string | null;
+  icon_type?: IconType;
+}
+
+/**
+ * Creates or changes the icon a record points at and returns the icon id to store:
+ * unchanged when the input says nothing about icons, null when `icon` is null.
+ */
+export async function saveIcon(
+  trx: Kysely<Database>,
+  userId: number,
+  currentIconId: number | null,
+  input: IconInput,
+  imageFileId?: number,
+): Promise<number | null> {
+  if (input.icon === undefined && imageFileId === undefined) return currentIconId;
+  if (input.icon === null && imageFileId === undefined) return null;
+  const values = {
+    type: imageFileId !== undefined ? ('image' as const) : (input.icon_type ?? 'icon'),
+    content: input.icon ?? null,
+    file_id: imageFileId ?? null,
+  };
+  if (currentIconId !== null) {
+    await trx.updateTable('icons').set({ ...values, updated_at: new Date() }).where('id', '=', currentIconId).where('user_id', '=', userId).execute();
+    return currentIconId;
+  }
+  const row = await trx.insertInto('icons').values({ user_id: userId, ...values }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
