@@ -1,0 +1,58 @@
+// Every write that changes money goes through `moveBalances`, inside the write's database
+// transaction: it reverts the effects an entry had, applies the effects it has now, and
+// refuses (422, nothing written) a change that would overdraw a wallet that may not go
+// negative. Transactions, transfer legs, deletes and restores all use it.
+import type { Transaction } from 'kysely';
+import { applyBalanceChange, lockWallets, negativeBalanceAllowed } from '../../db/balances.js';
+import type { Database } from '../../db/schema.js';
+import { balanceEffect, type EntryType } from '../../domain/ledger.js';
+import { Decimal } from '../../domain/money.js';
+import { invalidField } from '../../server/errors.js';
+
+/** What one entry does to one wallet: +amount for income, −amount for expense. */
+export interface Effect {
+  walletId: number;
+  type: EntryType;
+  amount: string;
+}
+
+export interface BalanceMove {
+  /** Effects to undo (the entry as it was; empty for a create). */
+  revert?: Effect[];
+  /** Effects to apply (the entry as it is now; empty for a delete). */
+  apply?: Effect[];
+}
+
+export async function moveBalances(
+  trx: Transaction<Database>,
+  userId: number,
+  move: BalanceMove,
+  now: Date,
+  fields: { amount: string; wallet: string } = { amount: 'amount', wallet: 'wallet_id' },
+): Promise<void> {
+  const net = new Map<number, Decimal>();
+  const applied = new Set<number>();
+  const add = (walletId: number, change: Decimal) => net.set(walletId, (net.get(walletId) ?? new Decimal(0)).plus(change));
+  for (const effect of move.revert ?? []) add(effect.walletId, balanceEffect(effect.type, effect.amount).negated());
+  for (const effect of move.apply ?? []) {
+    add(effect.walletId, balanceEffect(effect.type, effect.amount));
+    applied.add(effect.walletId);
+  }
+
+  const wallets = await lockWallets(trx, userId, [...net.keys()]);
+  const negativeAllowed = [...net.values()].some((change) => change.isNegative()) && (await negativeBalanceAllowed(trx, userId));
+  for (const [walletId, change] of net) {
+    const wallet = wallets.get(walletId);
+    if (!wallet) {
+      // A deleted wallet keeps no balance: reverting into it is nothing, writing into it is refused.
+      if (applied.has(walletId)) throw invalidField(fields.wallet, 'The selected wallet is invalid.');
+      continue;
+    }
+    if (!(await applyBalanceChange(trx, wallet, change, negativeAllowed, now))) {
+      throw invalidField(
+        fields.amount,
+        `This would take the wallet below zero (balance ${new Decimal(wallet.balance).toFixed(2)} ${wallet.currency}). Allow negative balances with the configuration wallets-allow-negative-balance.`,
+      );
+    }
+  }
+}
