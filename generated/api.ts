@@ -2292,7 +2292,7 @@ export interface components {
             total_income: components["schemas"]["Money"];
             total_expense: components["schemas"]["Money"];
         };
-        /** @description A place where money is kept (bank account, cash, credit card, mobile money), in one currency. Soft-deleted wallets appear only in `synced_since` feeds (with `deleted_at` set); their transactions and transfers remain, showing the wallet as null. */
+        /** @description A place where money is kept (bank account, cash, credit card, mobile money), in one currency. Soft-deleted wallets appear only in `synced_since` feeds (with `deleted_at` set); their transactions and transfers remain and still show the wallet, with its `deleted_at` set. */
         Wallet: components["schemas"]["SyncFields"] & {
             /** @example Main Wallet */
             name: string;

@@ -3,12 +3,28 @@
 import type { Handlers } from '../server/handler-types.js';
 import { accountHandlers } from './account.js';
 import { authenticationHandlers } from './authentication.js';
+import { categoryHandlers } from './categories.js';
+import { configurationHandlers } from './configurations.js';
+import { fileHandlers } from './files.js';
 import { groupHandlers } from './groups.js';
 import { infoHandlers } from './info.js';
+import { partyHandlers } from './parties.js';
+import { refundHandlers } from './refunds.js';
+import { transactionHandlers } from './transactions.js';
+import { transferHandlers } from './transfers.js';
+import { walletHandlers } from './wallets.js';
 
 export const allHandlers: Partial<Handlers> = {
   ...authenticationHandlers,
   ...accountHandlers,
   ...infoHandlers,
+  ...walletHandlers,
   ...groupHandlers,
+  ...partyHandlers,
+  ...categoryHandlers,
+  ...configurationHandlers,
+  ...transactionHandlers,
+  ...fileHandlers,
+  ...refundHandlers,
+  ...transferHandlers,
 };

@@ -1,0 +1,4 @@
+// Category: handlers keyed by operationId (being written).
+import type { Handlers } from '../server/handler-types.js';
+
+export const categoryHandlers = {} satisfies Partial<Handlers>;

@@ -1,0 +1,4 @@
+// Files: handlers keyed by operationId (being written).
+import type { Handlers } from '../server/handler-types.js';
+
+export const fileHandlers = {} satisfies Partial<Handlers>;

@@ -1,0 +1,4 @@
+// Party: handlers keyed by operationId (being written).
+import type { Handlers } from '../server/handler-types.js';
+
+export const partyHandlers = {} satisfies Partial<Handlers>;

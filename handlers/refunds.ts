@@ -1,0 +1,4 @@
+// Refund: handlers keyed by operationId (being written).
+import type { Handlers } from '../server/handler-types.js';
+
+export const refundHandlers = {} satisfies Partial<Handlers>;

@@ -1,0 +1,4 @@
+// Transfers: handlers keyed by operationId (being written).
+import type { Handlers } from '../server/handler-types.js';
+
+export const transferHandlers = {} satisfies Partial<Handlers>;
