@@ -21,6 +21,13 @@ import { LocalFileStorage } from './storage.js';
 import { registerOperationRoutes } from './routes.js';
 import type { AppServices } from './services.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What handlers receive as `services`; main.ts hands it to the job runner too. */
+    services: AppServices;
+  }
+}
+
 export interface AppOptions {
   config: Config;
   database: DatabaseHandle;
@@ -71,6 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     now: options.now ?? (() => new Date()),
   };
 
+  app.decorate('services', services);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

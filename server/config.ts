@@ -27,6 +27,8 @@ export interface Config {
   trustProxy: boolean;
   /** Public base address of the service, used in links (files, OAuth redirects). */
   publicUrl: string;
+  /** Whether this process runs the background job workers (RUN_JOBS, default true). */
+  runJobs: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +86,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
+    runJobs: !['false', '0', 'no'].includes((env.RUN_JOBS ?? 'true').toLowerCase()),
   };
 }
 

@@ -3,12 +3,15 @@ import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { JobRunner } from './jobs.js';
+import { jobs } from '../jobs/index.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database });
+  const runner = config.runJobs ? new JobRunner(database.connectionString, jobs, { db: database.db, services: app.services, log: app.log }) : undefined;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -17,6 +20,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down: draining requests');
     try {
       await app.close(); // stops accepting, waits for in-flight requests
+      await runner?.stop(); // lets running jobs finish
       await database.close();
       process.exit(0);
     } catch (error) {
@@ -27,6 +31,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
+  await runner?.start();
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ database: database.kind, docs: `${config.publicUrl}/docs` }, 'finance service ready');
 }

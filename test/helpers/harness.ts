@@ -41,6 +41,8 @@ export interface TestContext {
 export interface TestApp {
   app: FastifyInstance;
   db: Kysely<Database>;
+  /** For components that connect on their own (the job queue). */
+  connectionString: string;
   config: Config;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** Registers and logs in a fresh user; returns its token and record. */
@@ -107,7 +109,7 @@ export async function startApp(
     return { token: registered.body.data.token as string, user: registered.body.data.user, email, password };
   };
 
-  return { app, db: database.db, config, request, newUser };
+  return { app, db: database.db, connectionString: database.connectionString, config, request, newUser };
 }
 
 /** A database that exists only for this test file. */

@@ -1,0 +1,4 @@
+// Every background job the service runs (see server/jobs.ts).
+import type { JobDefinition } from '../server/jobs.js';
+
+export const jobs: JobDefinition<any>[] = [];

@@ -1,0 +1,58 @@
+// Background work runs on a PostgreSQL-backed queue (pg-boss), never on ad-hoc timers: each
+// job in jobs/ has a queue, an optional cron schedule, and a worker. On the embedded database
+// the same queue runs in-process through its loopback server. Several processes may run
+// workers; each job is written to be safe when it runs twice.
+import PgBoss from 'pg-boss';
+import type { Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/schema.js';
+import type { AppServices } from './services.js';
+
+export interface JobContext {
+  db: Kysely<Database>;
+  services: AppServices;
+  log: FastifyBaseLogger;
+}
+
+export interface JobDefinition<Data extends object = object> {
+  name: string;
+  /** Cron expression (UTC) when the job also runs on a schedule. */
+  cron?: string;
+  run(ctx: JobContext, data: Data): Promise<void>;
+}
+
+export class JobRunner {
+  private boss: PgBoss | undefined;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly definitions: JobDefinition<any>[],
+    private readonly ctx: JobContext,
+    private readonly pollingIntervalSeconds = 2,
+  ) {}
+
+  async start(): Promise<void> {
+    const boss = new PgBoss({ connectionString: this.connectionString, max: 4 });
+    boss.on('error', (error) => this.ctx.log.error({ err: error }, 'job queue error'));
+    await boss.start();
+    for (const job of this.definitions) {
+      await boss.createQueue(job.name);
+      await boss.work<object>(job.name, { pollingIntervalSeconds: this.pollingIntervalSeconds }, async (batch) => {
+        for (const item of batch) await job.run(this.ctx, item.data ?? {});
+      });
+      if (job.cron) await boss.schedule(job.name, job.cron);
+    }
+    this.boss = boss;
+  }
+
+  /** Queues one run of a job now. */
+  async send(name: string, data: object = {}): Promise<void> {
+    if (!this.boss) throw new Error('the job queue is not started');
+    await this.boss.send(name, data);
+  }
+
+  async stop(): Promise<void> {
+    await this.boss?.stop({ graceful: true, wait: true, timeout: 10_000 });
+    this.boss = undefined;
+  }
+}

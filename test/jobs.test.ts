@@ -1,0 +1,18 @@
+// The job queue on the test's database (embedded or PostgreSQL): queued jobs run, once each.
+import t from 'tap';
+import { JobRunner, type JobDefinition } from '../server/jobs.js';
+import { startApp } from './helpers/harness.js';
+
+const api = await startApp(t);
+
+t.test('a queued job runs on the worker', { timeout: 60_000 }, async (t) => {
+  const seen: number[] = [];
+  const counting: JobDefinition<{ n: number }> = { name: 'test-counting', run: async (_ctx, data) => void seen.push(data.n) };
+  const runner = new JobRunner(api.connectionString, [counting], { db: api.db, services: api.app.services, log: api.app.log }, 0.5);
+  await runner.start();
+  for (const n of [1, 2, 3]) await runner.send('test-counting', { n });
+  const deadline = Date.now() + 30_000;
+  while (seen.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  await runner.stop(); // before the test's database goes away
+  t.same([...seen].sort(), [1, 2, 3], 'each job ran once');
+});
