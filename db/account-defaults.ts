@@ -42,11 +42,17 @@ export async function seedNewAccount(trx: Kysely<Database>, userId: number): Pro
     })
     .execute();
 
+  // The settings carry client ids too, so mobile clients can key them like any synced record.
+  const setting = (key: string, value: string) => ({
+    user_id: userId,
+    key,
+    type: 'string' as const,
+    value: JSON.stringify(value),
+    client_generated_id: randomUUID(),
+    device_id: device.id,
+  });
   await trx
     .insertInto('configurations')
-    .values([
-      { user_id: userId, key: 'default-group', type: 'string', value: JSON.stringify(`${SERVER_DEVICE_TOKEN}:${generalGroupUuid}`) },
-      { user_id: userId, key: 'default-wallet', type: 'string', value: JSON.stringify(`${SERVER_DEVICE_TOKEN}:${walletUuid}`) },
-    ])
+    .values([setting('default-group', `${SERVER_DEVICE_TOKEN}:${generalGroupUuid}`), setting('default-wallet', `${SERVER_DEVICE_TOKEN}:${walletUuid}`)])
     .execute();
 }

@@ -39,15 +39,18 @@ export async function saveIcon(
 ): Promise<number | null> {
   if (input.icon === undefined && imageFileId === undefined) return currentIconId;
   if (input.icon === null && imageFileId === undefined) return null;
-  const values = {
-    type: imageFileId !== undefined ? ('image' as const) : (input.icon_type ?? 'icon'),
-    content: input.icon ?? null,
-    file_id: imageFileId ?? null,
-  };
+  // Without an icon_type the stored type stays (an emoji stays an emoji); new icons default to `icon`.
+  const type = imageFileId !== undefined ? ('image' as const) : input.icon_type;
+  const values = { content: input.icon ?? null, file_id: imageFileId ?? null };
   if (currentIconId !== null) {
-    await trx.updateTable('icons').set({ ...values, updated_at: new Date() }).where('id', '=', currentIconId).where('user_id', '=', userId).execute();
+    await trx
+      .updateTable('icons')
+      .set({ ...values, ...(type ? { type } : {}), updated_at: new Date() })
+      .where('id', '=', currentIconId)
+      .where('user_id', '=', userId)
+      .execute();
     return currentIconId;
   }
-  const row = await trx.insertInto('icons').values({ user_id: userId, ...values }).returning('id').executeTakeFirstOrThrow();
+  const row = await trx.insertInto('icons').values({ user_id: userId, type: type ?? 'icon', ...values }).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }

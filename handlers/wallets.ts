@@ -1,4 +1,104 @@
-// Wallet: handlers keyed by operationId (being written).
-import type { Handlers } from '../server/handler-types.js';
+// Wallets: where money is kept, in one currency. The flow is the shared synced-resource one
+// (handlers/shared/crud.ts); a wallet adds its opening balance and its stats. The balance
+// column is written here only at creation: afterwards only transactions and transfers move
+// it (handlers/shared/ledger.ts), so PUT ignores `balance` and `currency` as the spec says.
+import type { Kysely } from 'kysely';
+import { saveIcon } from '../db/icons.js';
+import type { Database } from '../db/schema.js';
+import { uniqueSlug } from '../db/slugs.js';
+import { selectWallets, walletTotals } from '../db/wallets.js';
+import { Decimal, hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
+import { ok, type Result } from '../server/envelope.js';
+import { invalidField } from '../server/errors.js';
+import type { HandlerContext, Handlers } from '../server/handler-types.js';
+import { syncedResource } from './shared/crud.js';
+import { toWallet, type WalletRow, type WalletView } from './views/wallet.js';
 
-export const walletHandlers = {} satisfies Partial<Handlers>;
+// The crud flow hands back rows; stats are added afterwards, in one query per response.
+const wallets = syncedResource<WalletRow, WalletRow>({
+  table: 'wallets',
+  label: 'Wallet',
+  select: selectWallets,
+  view: (row) => row,
+  order: (q) => q.orderBy('wallets.id'),
+});
+
+/** numeric(19, 4) holds up to 15 integer digits. */
+const MONEY_LIMIT = new Decimal('1e15');
+
+/** The opening balance as an exact decimal string; 422 on `balance` beyond 4 places or the column's range. */
+function openingBalance(balance: number | undefined): string {
+  if (balance === undefined) return moneyFromInput(0);
+  if (hasTooManyDecimals(balance)) throw invalidField('balance', 'The balance may have at most 4 decimal places.');
+  if (new Decimal(String(balance)).abs().gte(MONEY_LIMIT)) throw invalidField('balance', 'The balance must be less than 1000000000000000 in absolute value.');
+  return moneyFromInput(balance);
+}
+
+/** The same result (status by status, as create answers 200 or 201) showing a wallet. */
+type ShowingWallet<R> = R extends Result<infer S, WalletRow> ? Result<S, WalletView> : never;
+
+/** A result of the crud flow, with the wallet's stats. */
+async function withStats<R extends Result<number, WalletRow>>(db: Kysely<Database>, userId: number, result: R): Promise<ShowingWallet<R>> {
+  const totals = await walletTotals(db, userId, [result.data.id]);
+  // Only `data` changes, so the status stays the one the crud flow chose.
+  return { ...result, data: toWallet(result.data, totals.get(result.data.id)) } as unknown as ShowingWallet<R>;
+}
+
+export const walletHandlers = {
+  listWallets: async (ctx: HandlerContext<'listWallets'>) => {
+    const page = (await wallets.list(ctx)).data;
+    const totals = await walletTotals(ctx.db, ctx.user.id, page.data.map((row) => row.id));
+    return ok({ ...page, data: page.data.map((row) => toWallet(row, totals.get(row.id))) });
+  },
+
+  getWallet: async (ctx: HandlerContext<'getWallet'>) => withStats(ctx.db, ctx.user.id, await wallets.show(ctx)),
+
+  createWallet: async (ctx: HandlerContext<'createWallet'>) => {
+    const { body, user } = ctx;
+    const balance = openingBalance(body.balance);
+    if (body.icon !== undefined && body.icon_type === undefined) {
+      throw invalidField('icon_type', 'The icon type field is required when icon is present.');
+    }
+    const result = await wallets.create(ctx, async (trx, columns) => {
+      const row = await trx
+        .insertInto('wallets')
+        .values({
+          ...columns,
+          name: body.name,
+          slug: await uniqueSlug(trx, 'wallets', user.id, body.name),
+          type: body.type,
+          description: body.description ?? null,
+          currency: body.currency,
+          // No transaction stands for the opening balance: the balance starts from it.
+          opening_balance: balance,
+          balance,
+          icon_id: await saveIcon(trx, user.id, null, body),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    });
+    return withStats(ctx.db, user.id, result);
+  },
+
+  updateWallet: async (ctx: HandlerContext<'updateWallet'>) => {
+    const { body, user } = ctx;
+    const result = await wallets.update(ctx, async (trx, wallet, columns) => {
+      await trx
+        .updateTable('wallets')
+        .set({
+          ...columns,
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.type !== undefined ? { type: body.type } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          icon_id: await saveIcon(trx, user.id, wallet.icon_id, body),
+        })
+        .where('id', '=', wallet.id)
+        .execute();
+    });
+    return withStats(ctx.db, user.id, result);
+  },
+
+  // Soft delete: the wallet's transactions and transfers stay, as does its balance column.
+  deleteWallet: (ctx: HandlerContext<'deleteWallet'>) => wallets.remove(ctx),
+} satisfies Partial<Handlers>;
