@@ -36,6 +36,9 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
 }
 
 function kyselyOver(pool: pg.Pool): Kysely<Database> {
+  // An idle connection dropped by the server (restart, failover, a dropped test database)
+  // is an event to log, not a crash: the pool replaces it on the next query.
+  pool.on('error', (error) => console.error(`database connection lost: ${error.message}`));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

@@ -769,7 +769,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a transaction
-         * @description Soft-deletes the transaction (it stays in `synced_since` feeds as a tombstone), removes its recurring rule and reverts its effect on the wallet balance in the same database transaction. Attachments and refund marks are kept with the tombstone. A transfer leg cannot be deleted alone (409): delete the transfer.
+         * @description Soft-deletes the transaction (it stays in `synced_since` feeds as a tombstone), removes its recurring rule and reverts its effect on the wallet balance in the same database transaction (never refused for overdraft: undoing a recorded income may leave the wallet below zero). Attachments and refund marks are kept with the tombstone. A transfer leg cannot be deleted alone (409): delete the transfer.
          */
         delete: operations["deleteTransaction"];
         options?: never;
@@ -958,7 +958,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a transfer
-         * @description Soft-deletes the transfer and both of its legs (tombstones in `synced_since` feeds) and reverts their effect on both wallet balances, in one database transaction.
+         * @description Soft-deletes the transfer and both of its legs (tombstones in `synced_since` feeds) and reverts their effect on both wallet balances, in one database transaction. A delete is never refused for overdraft: undoing a recorded transfer may leave a wallet below zero when the money has been spent since.
          */
         delete: operations["deleteTransfer"];
         options?: never;
@@ -2821,10 +2821,10 @@ export interface components {
              * @description When the transfer happened (both legs carry it).
              */
             datetime: string;
-            /** @description The source wallet, or null once that wallet is deleted. */
-            source_wallet: components["schemas"]["Wallet"] | (never | null);
-            /** @description The destination wallet, or null once that wallet is deleted. */
-            destination_wallet: components["schemas"]["Wallet"] | (never | null);
+            /** @description The source wallet; a deleted wallet is still shown, with its `deleted_at` set. */
+            source_wallet: components["schemas"]["Wallet"];
+            /** @description The destination wallet; a deleted wallet is still shown, with its `deleted_at` set. */
+            destination_wallet: components["schemas"]["Wallet"];
             /** @description Id of the expense leg in the source wallet. */
             expense_transaction_id: number;
             /** @description Id of the income leg in the destination wallet. */

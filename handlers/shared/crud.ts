@@ -58,6 +58,11 @@ export interface ResourceConfig<Row extends RecordRow, View> {
   order: FeedOptions['order'];
 }
 
+/** A unique violation on any table's (user_id, client_generated_id) index. */
+function isClientIdClash(error: unknown): boolean {
+  return isUniqueViolation(error) && String((error as { constraint?: string }).constraint).endsWith('_user_client_id_key');
+}
+
 export function syncedResource<Row extends RecordRow, View>(config: ResourceConfig<Row, View>) {
   const { table, label } = config;
 
@@ -118,7 +123,7 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
           // or two new records choosing one slug (the later one picks the next slug).
           const winner = await replayed(db, user.id, clientId);
           if (winner) return ok(config.view(winner), `${label} already exists`);
-          if (isUniqueViolation(error, `${table}_user_client_id_key`)) throw invalidField('client_id', 'The client id is already used by another record.');
+          if (isClientIdClash(error)) throw invalidField('client_id', 'The client id is already used by another record.');
           if (!isUniqueViolation(error, `${table}_user_slug_key`) || attempt >= 5) throw error;
         }
       }
@@ -139,7 +144,7 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
           write(trx, row, { updated_at: now, last_synced_at: now, ...(await clientIdColumns(trx, user.id, clientId)) }),
         );
       } catch (error) {
-        if (isUniqueViolation(error, `${table}_user_client_id_key`)) throw invalidField('client_id', 'The client id is already used by another record.');
+        if (isClientIdClash(error)) throw invalidField('client_id', 'The client id is already used by another record.');
         throw error;
       }
       return ok(config.view((await load(db, user.id, row.id))!), `${label} updated successfully`);

@@ -1,7 +1,8 @@
 // Every write that changes money goes through `moveBalances`, inside the write's database
 // transaction: it reverts the effects an entry had, applies the effects it has now, and
 // refuses (422, nothing written) a change that would overdraw a wallet that may not go
-// negative. Transactions, transfer legs, deletes and restores all use it.
+// negative (deletes only undo, and are never refused). Transactions, transfer legs,
+// deletes and restores all use it.
 import type { Transaction } from 'kysely';
 import { applyBalanceChange, lockWallets, negativeBalanceAllowed } from '../../db/balances.js';
 import type { Database } from '../../db/schema.js';
@@ -40,7 +41,10 @@ export async function moveBalances(
   }
 
   const wallets = await lockWallets(trx, userId, [...net.keys()]);
-  const negativeAllowed = [...net.values()].some((change) => change.isNegative()) && (await negativeBalanceAllowed(trx, userId));
+  // Undoing an entry (a delete) corrects the record and is never refused; the overdraft
+  // guard is for money that moves now (creates and edits).
+  const isUndo = applied.size === 0;
+  const negativeAllowed = isUndo || ([...net.values()].some((change) => change.isNegative()) && (await negativeBalanceAllowed(trx, userId)));
   for (const [walletId, change] of net) {
     const wallet = wallets.get(walletId);
     if (!wallet) {
