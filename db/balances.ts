@@ -1,5 +1,5 @@
 // Wallet balances, changed only here and only inside the caller's database transaction.
-// Wallets are locked (FOR UPDATE, in id order so two writers never deadlock) before their
+// Wallets are locked (FOR NO KEY UPDATE, in id order so two writers never deadlock) before their
 // balance is read, so concurrent writes queue instead of losing an update.
 import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
@@ -27,7 +27,9 @@ export async function lockWallets(trx: Transaction<Database>, userId: number, id
     .where('id', 'in', unique)
     .where('deleted_at', 'is', null)
     .orderBy('id')
-    .forUpdate()
+    // NO KEY UPDATE: it serialises balance writers, yet does not conflict with the key-share
+    // lock that inserting a row referencing the wallet takes (FOR UPDATE would deadlock there).
+    .forNoKeyUpdate()
     .execute();
   return new Map(rows.map((row) => [row.id, row]));
 }

@@ -56,10 +56,10 @@ export class ProtocolUnitQueue {
   }
 
   private async process(): Promise<void> {
-    if (this.processing) return;
+    if (this.processing || this.db.closed) return;
     this.processing = true;
     try {
-      while (this.queue.length > 0) {
+      while (this.queue.length > 0 && !this.db.closed) {
         const index = this.db.isInTransaction() && this.lastHandlerId !== null ? this.queue.findIndex((u) => u.handlerId === this.lastHandlerId) : 0;
         if (index === -1) break; // the transaction's owner has not sent its next unit yet
         const [unit] = this.queue.splice(index, 1);
@@ -101,6 +101,8 @@ export class ProtocolUnitQueue {
 
   /** A connection that goes away inside a transaction leaves it rolled back. */
   async clearTransactionIfNeeded(handlerId: number): Promise<void> {
+    // A socket may close after the database did (shutdown): there is nothing left to roll back.
+    if (this.db.closed) return;
     if (this.db.isInTransaction() && this.lastHandlerId === handlerId) {
       await this.db.exec('ROLLBACK');
       this.lastHandlerId = null;

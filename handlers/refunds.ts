@@ -1,4 +1,117 @@
-// Refund: handlers keyed by operationId (being written).
-import type { Handlers } from '../server/handler-types.js';
+// Refunds: an income marked as money given back, optionally for one of the caller's expenses.
+// The refunds row (the synced record) and the transaction's flags (is_refund,
+// refund_of_transaction_id, which budgets read) change together in one database transaction,
+// under the income's row lock. Balances never move: the income already counted.
+import type { Transaction } from 'kysely';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Database } from '../db/schema.js';
+import { clientIdColumns, findByClientId, findLive, selectSynced, softDelete } from '../db/sync.js';
+import { lockLiveTransaction } from '../db/transactions.js';
+import type { ClientId } from '../domain/client-id.js';
+import { done, ok } from '../server/envelope.js';
+import { invalidField, notFound } from '../server/errors.js';
+import type { HandlerContext, Handlers } from '../server/handler-types.js';
+import { syncedResource } from './shared/crud.js';
+import { clientIdFrom } from './shared/records.js';
+import { toRefund, type RefundRow } from './views/refund.js';
 
-export const refundHandlers = {} satisfies Partial<Handlers>;
+const refunds = syncedResource<RefundRow, ReturnType<typeof toRefund>>({
+  table: 'refunds',
+  label: 'Refund',
+  select: (db, userId) =>
+    selectSynced(db, 'refunds', userId)
+      .innerJoin('transactions as refund_income', 'refund_income.id', 'refunds.refund_transaction_id')
+      .select('refund_income.amount as amount'),
+  view: toRefund,
+  order: (q) => q.orderBy('refunds.id'),
+});
+
+export const refundHandlers = {
+  // A plain list shows the refunds of live incomes; a sync feed also carries tombstones.
+  listRefunds: (ctx: HandlerContext<'listRefunds'>) =>
+    refunds.list(ctx, (q) => (ctx.query.synced_since ? q : q.where('refund_income.deleted_at', 'is', null))),
+
+  markTransactionRefund: async (ctx: HandlerContext<'markTransactionRefund'>) => {
+    const { db, user, services, params } = ctx;
+    const body = ctx.body ?? {};
+    const clientId = clientIdFrom(body.client_id);
+    try {
+      const refundId = await db.transaction().execute((trx) =>
+        markRefund(trx, user.id, params.id, body.refunded_transaction_id ?? null, clientId, services.now()),
+      );
+      return ok(toRefund((await refunds.load(db, user.id, refundId))!), 'Transaction marked as refund');
+    } catch (error) {
+      // two incomes marked at once with one client id: the second is refused like a known one
+      if (isUniqueViolation(error, 'refunds_user_client_id_key')) throw clientIdTaken();
+      throw error;
+    }
+  },
+
+  unmarkTransactionRefund: async (ctx: HandlerContext<'unmarkTransactionRefund'>) => {
+    const { db, user, services, params } = ctx;
+    await db.transaction().execute(async (trx) => {
+      const income = await lockLiveTransaction(trx, user.id, params.id);
+      if (!income) throw notFound('Transaction');
+      const refund = await refundOf(trx, user.id, income.id);
+      if (!refund || refund.deleted_at) return; // not marked: nothing to change
+      const now = services.now();
+      await softDelete(trx, 'refunds', user.id, refund.id, now);
+      await trx
+        .updateTable('transactions')
+        .set({ is_refund: false, refund_of_transaction_id: null, updated_at: now, last_synced_at: now })
+        .where('id', '=', income.id)
+        .execute();
+    });
+    return done('Refund flag removed');
+  },
+} satisfies Partial<Handlers>;
+
+/** Marks (or re-marks, or restores) the income's single refund record; returns its id. */
+async function markRefund(
+  trx: Transaction<Database>,
+  userId: number,
+  transactionId: number,
+  refundedId: number | null,
+  clientId: ClientId | undefined,
+  now: Date,
+): Promise<number> {
+  const income = await lockLiveTransaction(trx, userId, transactionId);
+  if (!income) throw notFound('Transaction');
+  if (income.type !== 'income') throw invalidField('type', 'Only income transactions can be marked as refunds.');
+  const existing = await refundOf(trx, userId, income.id);
+  if (clientId) {
+    const known = await findByClientId(trx, 'refunds', userId, clientId);
+    if (known && known.id !== existing?.id) throw clientIdTaken();
+    if (known && !known.deleted_at) return known.id; // a replay: nothing changes
+  }
+  if (refundedId !== null) {
+    const refunded = await findLive(trx, 'transactions', userId, refundedId);
+    if (!refunded || refunded.type !== 'expense') {
+      throw invalidField('refunded_transaction_id', 'The selected refunded transaction is invalid: it must be one of your expenses.');
+    }
+  }
+  // an existing client id is never replaced; a record without one adopts the sent one
+  const clientColumns = existing?.client_generated_id ? {} : await clientIdColumns(trx, userId, clientId);
+  const values = { original_transaction_id: refundedId, deleted_at: null, updated_at: now, last_synced_at: now, ...clientColumns };
+  const refundId = existing
+    ? (await trx.updateTable('refunds').set(values).where('id', '=', existing.id).returning('id').executeTakeFirstOrThrow()).id
+    : (await trx.insertInto('refunds').values({ user_id: userId, refund_transaction_id: income.id, ...values }).returning('id').executeTakeFirstOrThrow()).id;
+  await trx
+    .updateTable('transactions')
+    .set({ is_refund: true, refund_of_transaction_id: refundedId, updated_at: now, last_synced_at: now })
+    .where('id', '=', income.id)
+    .execute();
+  return refundId;
+}
+
+/** The income's refund record, live or a tombstone (there is at most one per transaction). */
+function refundOf(trx: Transaction<Database>, userId: number, transactionId: number) {
+  return trx
+    .selectFrom('refunds')
+    .select(['id', 'client_generated_id', 'deleted_at'])
+    .where('user_id', '=', userId)
+    .where('refund_transaction_id', '=', transactionId)
+    .executeTakeFirst();
+}
+
+const clientIdTaken = () => invalidField('client_id', 'The client id is already used by another refund.');

@@ -1,4 +1,185 @@
-// Transactions: handlers keyed by operationId (being written).
-import type { Handlers } from '../server/handler-types.js';
+// Transactions: incomes and expenses in the caller's wallets. Replays, client ids, feeds and
+// soft deletes are the shared synced-resource flow; every write goes through
+// shared/transaction-writes.ts (row, links, rule and balance in one database transaction).
+// Transfer legs are shown here but changed only through their transfer.
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import {
+  loadTransactionDetails,
+  lockLiveTransaction,
+  selectTransactions,
+  transactionTotals,
+  userTimeZone,
+  whereMatches,
+  type TransactionFilters,
+  type TransactionRow,
+} from '../db/transactions.js';
+import { isTimeZone } from '../domain/configuration-keys.js';
+import { Decimal, moneyToJson } from '../domain/money.js';
+import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
+import { ok } from '../server/envelope.js';
+import { conflict, invalidField, notFound } from '../server/errors.js';
+import type { HandlerContext, Handlers } from '../server/handler-types.js';
+import type { AppServices } from '../server/services.js';
+import { syncedResource } from './shared/crud.js';
+import { checkUploads, withStoredUploads } from './shared/transaction-files.js';
+import { changesFromUpdate, entryFromCreate } from './shared/transaction-input.js';
+import {
+  checkEntryReferences,
+  createTransactionEntry,
+  revertTransactionEntry,
+  touchTransaction,
+  updateTransactionEntry,
+} from './shared/transaction-writes.js';
+import { toTransaction, type TransactionView } from './views/transaction.js';
 
-export const transactionHandlers = {} satisfies Partial<Handlers>;
+// The flow works on rows; `present` turns them into views with their nested records.
+const transactions = syncedResource<TransactionRow, TransactionRow>({
+  table: 'transactions',
+  label: 'Transaction',
+  select: selectTransactions,
+  view: (row) => row,
+  order: (q) => q.orderBy('transactions.datetime', 'desc').orderBy('transactions.created_at', 'desc').orderBy('transactions.id', 'desc'),
+});
+
+interface PresentCtx {
+  db: Kysely<Database>;
+  user: { id: number };
+  services: AppServices;
+}
+
+/** Rows as views, their nested records loaded for all of them at once (also for other lists of transactions). */
+export async function present(ctx: PresentCtx, rows: TransactionRow[]): Promise<TransactionView[]> {
+  const details = await loadTransactionDetails(ctx.db, ctx.user.id, rows);
+  return rows.map((row) => toTransaction(row, details, ctx.services.config.publicUrl));
+}
+
+async function presentOne(ctx: PresentCtx, row: TransactionRow): Promise<TransactionView> {
+  return (await present(ctx, [row]))[0];
+}
+
+/** The live transaction, locked for this write; 404 when it was deleted meanwhile. */
+async function lockOr404(trx: Transaction<Database>, userId: number, id: number): Promise<TransactionRow> {
+  const row = await lockLiveTransaction(trx, userId, id);
+  if (!row) throw notFound('Transaction');
+  return row;
+}
+
+export const transactionHandlers = {
+  listTransactions: async (ctx: HandlerContext<'listTransactions'>) => {
+    const filters = await listFilters(ctx);
+    const [page, totals] = await Promise.all([
+      transactions.list(ctx, (q) => whereMatches(q, filters)),
+      transactionTotals(ctx.db, ctx.user.id, filters),
+    ]);
+    return ok({
+      ...page.data,
+      data: await present(ctx, page.data.data),
+      totals: { income: moneyToJson(totals.income), expenses: moneyToJson(totals.expenses), net: moneyToJson(totals.net) },
+    });
+  },
+
+  getTransaction: async (ctx: HandlerContext<'getTransaction'>) => {
+    const row = await transactions.liveOr404(ctx.db, ctx.user.id, ctx.params.id);
+    if (ctx.query.type !== undefined && row.type !== ctx.query.type) throw notFound('Transaction');
+    return ok(await presentOne(ctx, row));
+  },
+
+  createTransaction: async (ctx: HandlerContext<'createTransaction'>) => {
+    const { body, user, services } = ctx;
+    const entry = entryFromCreate(body, services.now());
+    const uploads = await checkUploads(ctx.files.files);
+    const result = await withStoredUploads(services.storage, uploads, (attach) =>
+      transactions.create(ctx, async (trx, { user_id, updated_at: now, ...sync }) => {
+        await checkEntryReferences(trx, user.id, entry);
+        const id = await createTransactionEntry(trx, user_id, entry, now, sync);
+        await attach(trx, user.id, id, now);
+        return id;
+      }),
+    );
+    return { ...result, data: await presentOne(ctx, result.data) };
+  },
+
+  updateTransaction: async (ctx: HandlerContext<'updateTransaction'>) => {
+    const { body, query, user, services } = ctx;
+    const changes = changesFromUpdate(body, services.now());
+    const uploads = await checkUploads(ctx.files.files);
+    const result = await withStoredUploads(services.storage, uploads, (attach) =>
+      transactions.update(ctx, async (trx, stale, { updated_at: now, last_synced_at: _, ...sync }) => {
+        const row = await lockOr404(trx, user.id, stale.id);
+        // `type` selects the transaction; it never converts it
+        if (query.type !== row.type) throw invalidField('type', `The transaction is an ${row.type}, not an ${query.type}.`);
+        if (body.type !== undefined && body.type !== row.type) throw invalidField('type', 'The type of a transaction cannot be changed.');
+        const moves = (changes.walletId !== undefined && changes.walletId !== row.wallet_id) || !new Decimal(changes.amount!).equals(row.amount);
+        if (row.transfer_id !== null && moves) throw conflict('This transaction is part of a transfer: change the transfer to change its amount or wallet.');
+        await checkEntryReferences(trx, user.id, changes, row);
+        await updateTransactionEntry(trx, user.id, row, changes, now, sync);
+        await attach(trx, user.id, row.id, now);
+      }),
+    );
+    return { ...result, data: await presentOne(ctx, result.data) };
+  },
+
+  deleteTransaction: (ctx: HandlerContext<'deleteTransaction'>) =>
+    transactions.remove(ctx, async (trx, stale) => {
+      const row = await lockOr404(trx, ctx.user.id, stale.id);
+      if (row.transfer_id !== null) throw conflict('This transaction is part of a transfer: delete the transfer instead.');
+      await revertTransactionEntry(trx, ctx.user.id, row, ctx.services.now());
+    }),
+
+  uploadTransactionFiles: async (ctx: HandlerContext<'uploadTransactionFiles'>) => {
+    const { db, user, services } = ctx;
+    const row = await transactions.liveOr404(db, user.id, ctx.params.id);
+    const uploads = await checkUploads(ctx.files.files);
+    if (uploads.length === 0) throw invalidField('files', 'The files field is required.');
+    await withStoredUploads(services.storage, uploads, (attach) =>
+      db.transaction().execute(async (trx) => {
+        const now = services.now();
+        await lockOr404(trx, user.id, row.id);
+        await attach(trx, user.id, row.id, now);
+        await touchTransaction(trx, user.id, row.id, now);
+      }),
+    );
+    return ok(await presentOne(ctx, await transactions.liveOr404(db, user.id, row.id)), 'Files uploaded successfully');
+  },
+
+  deleteTransactionFile: async (ctx: HandlerContext<'deleteTransactionFile'>) => {
+    const { db, user, services, params } = ctx;
+    const row = await transactions.liveOr404(db, user.id, params.id);
+    const file = await db
+      .selectFrom('files')
+      .select(['id', 'path'])
+      .where('id', '=', params.file_id)
+      .where('transaction_id', '=', row.id)
+      .where('user_id', '=', user.id)
+      .executeTakeFirst();
+    if (!file) throw notFound('File');
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('files').where('id', '=', file.id).execute();
+      await touchTransaction(trx, user.id, row.id, services.now());
+    });
+    // the bytes go once the record is gone, so a failed delete never leaves a dangling record
+    await services.storage.delete(file.path);
+    return ok(await presentOne(ctx, await transactions.liveOr404(db, user.id, row.id)), 'File deleted successfully');
+  },
+} satisfies Partial<Handlers>;
+
+/** The list's filters; days are calendar days in the user's time zone (UTC when unset). */
+async function listFilters(ctx: HandlerContext<'listTransactions'>): Promise<TransactionFilters> {
+  const { query } = ctx;
+  let zone = 'UTC';
+  if (query.date_from !== undefined || query.date_to !== undefined) {
+    const configured = await userTimeZone(ctx.db, ctx.user.id);
+    if (configured && isTimeZone(configured)) zone = configured;
+  }
+  return {
+    type: query.type,
+    from: query.date_from !== undefined ? startOfDay(query.date_from, zone) : undefined,
+    before: query.date_to !== undefined ? startOfNextDay(query.date_to, zone) : undefined,
+    walletIds: query.wallet_ids,
+    categoryIds: query.category_ids,
+    intents: query.intent,
+    excludeTransfers: query.exclude_transfers,
+    search: query.search,
+  };
+}

@@ -44,9 +44,14 @@ export async function readMultipart(
     for (const part of Array.isArray(value) ? value : [value]) {
       if (part.type === 'file') {
         (files[name] ??= []).push({ field: name, filename: part.filename, declaredType: part.mimetype, data: await part.toBuffer() });
+        // The file's name stands in the body, so required file fields and item limits validate.
+        const schema = resolve(properties[rawName] ?? properties[name]);
+        if (schema?.type === 'array' || rawName.endsWith('[]')) ((body[rawName] ??= []) as unknown[]).push(part.filename);
+        else body[rawName] = part.filename;
         continue;
       }
-      const propertySchema = resolve(properties[name]);
+      // Forms name list parts `key[]`; the schema may use either spelling.
+      const propertySchema = resolve(properties[name] ?? properties[rawName]);
       if (propertySchema?.type === 'array' || rawName.endsWith('[]')) {
         const list = (body[name] ??= []) as unknown[];
         const item = coerce(part.value, resolve(propertySchema?.items));

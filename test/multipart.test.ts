@@ -30,10 +30,24 @@ t.test('fields are typed by the schema, files are set aside', async (t) => {
     schema,
     (s) => s,
   );
-  t.same(body, { amount: 12, wallet_id: 7, is_recurring: false, description: '', categories: [3, 4], walletClientId: 'ignored-but-kept' });
+  t.same(body, {
+    amount: 12,
+    wallet_id: 7,
+    is_recurring: false,
+    description: '',
+    categories: [3, 4],
+    'files[]': ['r.png'],
+    walletClientId: 'ignored-but-kept',
+  });
   t.equal(files.files.length, 1);
   t.equal(files.files[0].filename, 'r.png');
   t.same(files.files[0].data, png);
+});
+
+t.test('list parts named key[] in the schema are typed too', async (t) => {
+  const formSchema = { type: 'object', properties: { 'categories[]': { type: 'array', items: { type: 'integer' } } } };
+  const { body } = await readMultipart({ 'categories[]': [field('categories[]', '5'), field('categories[]', '6')] }, formSchema, (s) => s);
+  t.same(body, { categories: [5, 6] });
 });
 
 t.test('values that do not fit their type are left for validation to reject', async (t) => {

@@ -22,6 +22,11 @@ export interface BalanceMove {
   revert?: Effect[];
   /** Effects to apply (the entry as it is now; empty for a delete). */
   apply?: Effect[];
+  /**
+   * Records the move even below zero: for entries that happened outside the user's input, such
+   * as a scheduled occurrence of a recurring expense, where refusing would lose real data.
+   */
+  allowOverdraft?: boolean;
 }
 
 export async function moveBalances(
@@ -44,7 +49,7 @@ export async function moveBalances(
   // Undoing an entry (a delete) corrects the record and is never refused; the overdraft
   // guard is for money that moves now (creates and edits).
   const isUndo = applied.size === 0;
-  const negativeAllowed = isUndo || ([...net.values()].some((change) => change.isNegative()) && (await negativeBalanceAllowed(trx, userId)));
+  const negativeAllowed = isUndo || move.allowOverdraft === true || ([...net.values()].some((change) => change.isNegative()) && (await negativeBalanceAllowed(trx, userId)));
   for (const [walletId, change] of net) {
     const wallet = wallets.get(walletId);
     if (!wallet) {

@@ -1,0 +1,216 @@
+// Transaction queries: the user's rows, the list filters and their totals (summed in SQL over
+// the whole filtered set), and the records a page of transactions shows nested (wallet,
+// party, group, categories, files, recurring rule, owning transfer), loaded with one query
+// per kind for the whole page, never one per row.
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { EntryType } from '../domain/ledger.js';
+import { withIcon, type IconColumns } from './icons.js';
+import type { Database, FilesTable, RecurringRulesTable, TransactionIntent } from './schema.js';
+import { selectSynced, type SyncedRow } from './sync.js';
+import { selectWallets, walletTotals, type WalletTotals } from './wallets.js';
+
+export type TransactionRow = SyncedRow<'transactions'>;
+export type FileRow = Selectable<FilesTable>;
+export type RecurringRuleRow = Selectable<RecurringRulesTable>;
+// The nested records with their icons (the row types of their views).
+type WalletRow = SyncedRow<'wallets'> & IconColumns;
+type PartyRow = SyncedRow<'parties'> & IconColumns;
+type GroupRow = SyncedRow<'groups'> & IconColumns;
+type CategoryRow = SyncedRow<'categories'> & IconColumns;
+
+/** The user's transactions, deleted ones included; callers add filters. */
+export function selectTransactions(db: Kysely<Database>, userId: number): SelectQueryBuilder<any, any, TransactionRow> {
+  return selectSynced(db, 'transactions', userId);
+}
+
+/**
+ * Locks the user's live transaction (FOR UPDATE) and returns it as it is now, or undefined.
+ * Writers of one transaction queue here, so none reverts a balance effect from a stale row.
+ */
+export async function lockLiveTransaction(trx: Transaction<Database>, userId: number, id: number): Promise<TransactionRow | undefined> {
+  const locked = await trx
+    .selectFrom('transactions')
+    .select('id')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+  return locked ? selectTransactions(trx, userId).where('transactions.id', '=', id).executeTakeFirst() : undefined;
+}
+
+export interface TransactionFilters {
+  type?: EntryType;
+  /** Inclusive lower bound of `datetime`. */
+  from?: Date;
+  /** Exclusive upper bound of `datetime`. */
+  before?: Date;
+  walletIds?: number[];
+  categoryIds?: number[];
+  intents?: TransactionIntent[];
+  excludeTransfers?: boolean;
+  search?: string;
+}
+
+/** Narrows a query over `transactions` to the rows matching the filters. */
+export function whereMatches<Q extends SelectQueryBuilder<any, any, any>>(query: Q, filters: TransactionFilters): Q {
+  let q: SelectQueryBuilder<any, any, any> = query;
+  if (filters.type) q = q.where('transactions.type', '=', filters.type);
+  if (filters.from) q = q.where('transactions.datetime', '>=', filters.from);
+  if (filters.before) q = q.where('transactions.datetime', '<', filters.before);
+  if (filters.walletIds?.length) q = q.where('transactions.wallet_id', 'in', filters.walletIds);
+  if (filters.intents?.length) q = q.where('transactions.intent', 'in', filters.intents);
+  if (filters.excludeTransfers) q = q.where('transactions.transfer_id', 'is', null);
+  const categoryIds = filters.categoryIds;
+  if (categoryIds?.length) {
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('transaction_categories as filter_link')
+          .select('filter_link.transaction_id')
+          .whereRef('filter_link.transaction_id', '=', 'transactions.id')
+          .where('filter_link.category_id', 'in', categoryIds),
+      ),
+    );
+  }
+  const search = filters.search;
+  if (search) {
+    const amount = searchedAmount(search);
+    q = q.where((eb) =>
+      eb.or([
+        eb('transactions.description', 'ilike', `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
+        ...(amount ? [eb('transactions.amount', '=', amount)] : []),
+      ]),
+    );
+  }
+  return q as Q;
+}
+
+/** The search text as an amount: its digits and dots, when they make a number. */
+function searchedAmount(search: string): string | undefined {
+  const digits = search.replace(/[^0-9.]/g, '');
+  return /^(\d+\.?\d*|\.\d+)$/.test(digits) && digits.length <= 30 ? digits : undefined;
+}
+
+export interface TransactionTotals {
+  income: string;
+  expenses: string;
+  net: string;
+}
+
+/** Sums of the live rows matching the filters (exact decimal strings). */
+export async function transactionTotals(db: Kysely<Database>, userId: number, filters: TransactionFilters): Promise<TransactionTotals> {
+  const zero = sql<string>`0::numeric`;
+  const query = db
+    .selectFrom('transactions')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<string>('transactions.amount').filterWhere('transactions.type', '=', 'income'), zero).as('income'),
+      eb.fn.coalesce(eb.fn.sum<string>('transactions.amount').filterWhere('transactions.type', '=', 'expense'), zero).as('expenses'),
+      eb.fn
+        .coalesce(eb.fn.sum<string>(sql`case when transactions.type = 'income' then transactions.amount else -transactions.amount end`), zero)
+        .as('net'),
+    ])
+    .where('transactions.user_id', '=', userId)
+    .where('transactions.deleted_at', 'is', null);
+  const row = await whereMatches(query, filters).executeTakeFirstOrThrow();
+  return { income: String(row.income), expenses: String(row.expenses), net: String(row.net) };
+}
+
+/** The user's `timezone` configuration, when set. */
+export async function userTimeZone(db: Kysely<Database>, userId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('configurations')
+    .select('value')
+    .where('user_id', '=', userId)
+    .where('key', '=', 'timezone')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return typeof row?.value === 'string' && row.value !== '' ? row.value : undefined;
+}
+
+// ---- what a transaction shows nested ---------------------------------------------------------
+
+export interface TransactionDetails {
+  wallets: Map<number, WalletRow>;
+  walletTotals: Map<number, WalletTotals>;
+  parties: Map<number, PartyRow>;
+  groups: Map<number, GroupRow>;
+  /** By transaction id. */
+  categories: Map<number, CategoryRow[]>;
+  /** By transaction id, oldest first. */
+  files: Map<number, FileRow[]>;
+  /** By transaction id. */
+  rules: Map<number, RecurringRuleRow>;
+  /** Client id parts of owning transfers, by transfer id. */
+  transfers: Map<number, { client_generated_id: string | null; device_token: string | null }>;
+}
+
+/**
+ * Everything the rows show nested, one query per kind. The wallet is shown even when deleted
+ * (the spec requires it); deleted parties, groups and categories are left out.
+ */
+export async function loadTransactionDetails(db: Kysely<Database>, userId: number, rows: TransactionRow[]): Promise<TransactionDetails> {
+  const ids = rows.map((r) => r.id);
+  const idsOf = (pick: (r: TransactionRow) => number | null) => [...new Set(rows.map(pick).filter((id): id is number => id !== null))];
+  const walletIds = idsOf((r) => r.wallet_id);
+  const partyIds = idsOf((r) => r.party_id);
+  const groupIds = idsOf((r) => r.group_id);
+  const transferIds = idsOf((r) => r.transfer_id);
+  const none = Promise.resolve([]);
+
+  const [wallets, totals, parties, groups, categories, files, rules, transfers] = await Promise.all([
+    walletIds.length ? selectWallets(db, userId).where('wallets.id', 'in', walletIds).execute() : none,
+    walletTotals(db, userId, walletIds),
+    partyIds.length
+      ? withIcon(selectSynced(db, 'parties', userId), 'parties').where('parties.id', 'in', partyIds).where('parties.deleted_at', 'is', null).execute()
+      : none,
+    groupIds.length
+      ? withIcon(selectSynced(db, 'groups', userId), 'groups').where('groups.id', 'in', groupIds).where('groups.deleted_at', 'is', null).execute()
+      : none,
+    ids.length
+      ? withIcon(selectSynced(db, 'categories', userId), 'categories')
+          .innerJoin('transaction_categories as link', 'link.category_id', 'categories.id')
+          .select('link.transaction_id as linked_transaction_id')
+          .where('link.transaction_id', 'in', ids)
+          .where('categories.deleted_at', 'is', null)
+          .orderBy('categories.id')
+          .execute()
+      : none,
+    ids.length ? attachmentsOf(db, userId, ids) : none,
+    ids.length ? db.selectFrom('recurring_rules').selectAll().where('user_id', '=', userId).where('transaction_id', 'in', ids).execute() : none,
+    transferIds.length ? selectSynced(db, 'transfers', userId).where('transfers.id', 'in', transferIds).execute() : none,
+  ]);
+
+  return {
+    wallets: new Map((wallets as WalletRow[]).map((w) => [w.id, w])),
+    walletTotals: totals,
+    parties: new Map((parties as PartyRow[]).map((p) => [p.id, p])),
+    groups: new Map((groups as GroupRow[]).map((g) => [g.id, g])),
+    categories: groupBy(categories as Array<CategoryRow & { linked_transaction_id: number }>, (c) => c.linked_transaction_id),
+    files: groupBy(files as FileRow[], (f) => f.transaction_id!),
+    rules: new Map((rules as RecurringRuleRow[]).map((r) => [r.transaction_id, r])),
+    transfers: new Map((transfers as Array<SyncedRow<'transfers'>>).map((t) => [t.id, t])),
+  };
+}
+
+/** The attachments of these transactions, oldest first. */
+export function attachmentsOf(db: Kysely<Database>, userId: number, transactionIds: number[]) {
+  return db
+    .selectFrom('files')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('transaction_id', 'in', transactionIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) {
+    const list = out.get(key(item));
+    if (list) list.push(item);
+    else out.set(key(item), [item]);
+  }
+  return out;
+}

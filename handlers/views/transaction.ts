@@ -1,0 +1,65 @@
+// A transaction as the API shows it, with its wallet, party, group and categories nested as
+// full objects (the mobile client requires them) built by their own views.
+import type { components } from '../../generated/api.js';
+import type { RecurringRuleRow, TransactionDetails, TransactionRow } from '../../db/transactions.js';
+import { formatClientId } from '../../domain/client-id.js';
+import { moneyToJson } from '../../domain/money.js';
+import { toCategory } from './category.js';
+import { toFile } from './file.js';
+import { toGroup } from './group.js';
+import { toParty } from './party.js';
+import { syncFields } from './sync.js';
+import { toWallet } from './wallet.js';
+
+export type TransactionView = components['schemas']['Transaction'];
+export type RecurringRuleView = components['schemas']['RecurringRule'];
+
+export function toTransaction(row: TransactionRow, details: TransactionDetails, publicUrl: string): TransactionView {
+  const walletRow = details.wallets.get(row.wallet_id);
+  if (!walletRow) throw new Error(`wallet ${row.wallet_id} of transaction ${row.id} was not loaded`);
+  const wallet = toWallet(walletRow, details.walletTotals.get(row.wallet_id));
+  const partyRow = row.party_id === null ? undefined : details.parties.get(row.party_id);
+  const party = partyRow ? toParty(partyRow) : null;
+  const groupRow = row.group_id === null ? undefined : details.groups.get(row.group_id);
+  const transfer = row.transfer_id === null ? undefined : details.transfers.get(row.transfer_id);
+  const rule = details.rules.get(row.id);
+  return {
+    ...syncFields(row, 'transaction'),
+    type: row.type,
+    amount: moneyToJson(row.amount),
+    description: row.description,
+    datetime: row.datetime.toISOString(),
+    intent: row.intent as TransactionView['intent'],
+    wallet_id: row.wallet_id,
+    party_id: row.party_id,
+    group_id: row.group_id,
+    transfer_id: row.transfer_id,
+    is_recurring: rule !== undefined,
+    is_refund: row.is_refund,
+    refund_of_transaction_id: row.refund_of_transaction_id,
+    // filled only by the budget transactions list
+    amount_in_budget_currency: null,
+    wallet,
+    party,
+    group: groupRow ? toGroup(groupRow) : null,
+    categories: (details.categories.get(row.id) ?? []).map(toCategory),
+    wallet_client_generated_id: wallet.client_generated_id,
+    party_client_generated_id: party?.client_generated_id ?? null,
+    transfer_client_generated_id: transfer ? formatClientId(transfer.device_token, transfer.client_generated_id) : null,
+    files: (details.files.get(row.id) ?? []).map((file) => toFile(file, publicUrl)),
+    recurring_rules: rule ? toRecurringRule(rule) : null,
+  };
+}
+
+export function toRecurringRule(rule: RecurringRuleRow): RecurringRuleView {
+  return {
+    id: rule.id,
+    transaction_id: rule.transaction_id,
+    recurrence_period: rule.recurrence_period,
+    recurrence_interval: rule.recurrence_interval,
+    recurrence_ends_at: rule.recurrence_ends_at?.toISOString() ?? null,
+    next_scheduled_at: rule.next_scheduled_at.toISOString(),
+    created_at: rule.created_at.toISOString(),
+    updated_at: rule.updated_at.toISOString(),
+  };
+}

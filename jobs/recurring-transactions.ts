@@ -1,0 +1,106 @@
+// Materialises recurring transactions: every due occurrence of a rule becomes one
+// transaction dated on its occurrence, copying the template's amount, type, wallet, intent,
+// description, party, group and categories; then `next_scheduled_at` advances from that
+// occurrence. Each rule is handled in its own database transaction with the rule row locked
+// (SKIP LOCKED, so two workers share the work), and the occurrence's unique key backs that
+// up: running the job twice, or on two processes, never creates an occurrence twice.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { nextOccurrence } from '../domain/recurrence.js';
+import { createTransactionEntry } from '../handlers/shared/transaction-writes.js';
+import type { JobDefinition } from '../server/jobs.js';
+
+/** At most this many missed occurrences of one rule are caught up per run. */
+const CATCH_UP_LIMIT = 400;
+const BATCH = 100;
+
+export const recurringTransactionsJob: JobDefinition = {
+  name: 'materialise-recurring-transactions',
+  cron: '* * * * *',
+  async run({ db, services, log }) {
+    const created = await materialiseDueOccurrences(db, services.now(), log);
+    if (created > 0) log.info({ created }, 'recurring transactions materialised');
+  },
+};
+
+/** Creates every occurrence due at `now`; returns how many transactions were made. */
+export async function materialiseDueOccurrences(db: Kysely<Database>, now: Date, log?: FastifyBaseLogger): Promise<number> {
+  let created = 0;
+  let afterId = 0;
+  for (;;) {
+    const due = await db
+      .selectFrom('recurring_rules')
+      .select('id')
+      .where('next_scheduled_at', '<=', now)
+      .where((eb) => eb.or([eb('recurrence_ends_at', 'is', null), eb('next_scheduled_at', '<=', eb.ref('recurrence_ends_at'))]))
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(BATCH)
+      .execute();
+    for (const { id } of due) {
+      try {
+        created += await materialiseRule(db, id, now);
+      } catch (error) {
+        // One broken rule must not stop the others; it is retried on the next run.
+        log?.error({ err: error, ruleId: id }, 'materialising a recurring transaction failed');
+      }
+    }
+    if (due.length < BATCH) return created;
+    afterId = due[due.length - 1].id;
+  }
+}
+
+async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const rule = await trx
+      .selectFrom('recurring_rules')
+      .selectAll()
+      .where('id', '=', ruleId)
+      .where('next_scheduled_at', '<=', now)
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
+    if (!rule) return 0; // another worker holds it, or it is no longer due
+
+    const template = await trx
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', rule.transaction_id)
+      .where('user_id', '=', rule.user_id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!template) return 0; // deleting a transaction removes its rule; nothing to copy meanwhile
+    const categoryIds = (
+      await trx.selectFrom('transaction_categories').select('category_id').where('transaction_id', '=', template.id).execute()
+    ).map((link) => link.category_id);
+
+    const schedule = { anchor: template.datetime, period: rule.recurrence_period, interval: rule.recurrence_interval };
+    const endsAt = rule.recurrence_ends_at;
+    let at = rule.next_scheduled_at;
+    let made = 0;
+    while (at <= now && (!endsAt || at <= endsAt) && made < CATCH_UP_LIMIT) {
+      await createTransactionEntry(
+        trx,
+        rule.user_id,
+        {
+          type: template.type,
+          amount: template.amount,
+          walletId: template.wallet_id,
+          datetime: at,
+          intent: template.intent,
+          description: template.description,
+          partyId: template.party_id,
+          groupId: template.group_id,
+          categoryIds,
+          occurrenceOf: { parentId: template.id, at },
+        },
+        now,
+      );
+      made++;
+      at = nextOccurrence(schedule, at);
+    }
+    await trx.updateTable('recurring_rules').set({ next_scheduled_at: at, updated_at: now }).where('id', '=', rule.id).execute();
+    return made;
+  });
+}
