@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { Decimal } from '../domain/money.js';
 import { overdraftRefused } from '../domain/ledger.js';
 import type { Database } from './schema.js';
+import { settingOf } from './settings.js';
 
 export const ALLOW_NEGATIVE_KEY = 'wallets-allow-negative-balance';
 
@@ -36,14 +37,8 @@ export async function lockWallets(trx: Transaction<Database>, userId: number, id
 
 /** Whether the user's configuration allows balances below zero. */
 export async function negativeBalanceAllowed(db: Kysely<Database>, userId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('configurations')
-    .select('value')
-    .where('user_id', '=', userId)
-    .where('key', '=', ALLOW_NEGATIVE_KEY)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return row?.value === true || row?.value === 'true';
+  const allowed = await settingOf(db, userId, ALLOW_NEGATIVE_KEY);
+  return allowed === true || allowed === 'true';
 }
 
 /**

@@ -25,6 +25,24 @@ export type SyncedRow<T extends SyncedTable> = Selectable<Database[T]> & {
   device_platform: string | null;
 };
 
+/** The sync columns a create writes besides the resource's own. */
+export interface NewRecordColumns {
+  user_id: number;
+  client_generated_id?: string;
+  device_id?: number;
+  created_at?: string;
+  updated_at: Date;
+  last_synced_at: Date;
+}
+
+/** The sync columns an update writes besides the resource's own. */
+export interface ChangedRecordColumns {
+  updated_at: Date;
+  last_synced_at: Date;
+  client_generated_id?: string;
+  device_id?: number;
+}
+
 // Generic over the table name, which Kysely cannot type; every function here returns typed rows.
 type AnyDb = Kysely<any>;
 

@@ -6,6 +6,7 @@ import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type Transa
 import type { EntryType } from '../domain/ledger.js';
 import { withIcon, type IconColumns } from './icons.js';
 import type { Database, FilesTable, RecurringRulesTable, TransactionIntent } from './schema.js';
+import { settingOf } from './settings.js';
 import { selectSynced, type SyncedRow } from './sync.js';
 import { selectWallets, walletTotals, type WalletTotals } from './wallets.js';
 
@@ -118,14 +119,8 @@ export async function transactionTotals(db: Kysely<Database>, userId: number, fi
 
 /** The user's `timezone` configuration, when set. */
 export async function userTimeZone(db: Kysely<Database>, userId: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('configurations')
-    .select('value')
-    .where('user_id', '=', userId)
-    .where('key', '=', 'timezone')
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return typeof row?.value === 'string' && row.value !== '' ? row.value : undefined;
+  const zone = await settingOf(db, userId, 'timezone');
+  return typeof zone === 'string' && zone !== '' ? zone : undefined;
 }
 
 // ---- what a transaction shows nested ---------------------------------------------------------

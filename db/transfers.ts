@@ -6,7 +6,7 @@ import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
 import type { Database } from './schema.js';
-import { selectSynced, softDelete, type clientIdColumns, type SyncedRow } from './sync.js';
+import { selectSynced, softDelete, type ChangedRecordColumns, type clientIdColumns, type NewRecordColumns, type SyncedRow } from './sync.js';
 
 /** The legs' ids and client ids, selected with each transfer for its view. */
 export interface LegColumns {
@@ -40,24 +40,6 @@ export interface Leg {
 
 /** A leg's client id and device (none when it has no client id). */
 export type LegClientIdColumns = Awaited<ReturnType<typeof clientIdColumns>>;
-
-/** The sync columns of a new record (handlers/shared/crud.ts makes them). */
-interface NewColumns {
-  user_id: number;
-  client_generated_id?: string;
-  device_id?: number;
-  created_at?: string;
-  updated_at: Date;
-  last_synced_at: Date;
-}
-
-/** The sync columns of a changed record. */
-interface ChangedColumns {
-  updated_at: Date;
-  last_synced_at: Date;
-  client_generated_id?: string;
-  device_id?: number;
-}
 
 /** The user's transfers (deleted ones included) with their legs' ids and client ids. */
 export function selectTransfers(db: Kysely<Database>, userId: number): SelectQueryBuilder<any, any, TransferRow> {
@@ -126,7 +108,7 @@ export async function transactionClientIdTaken(db: Kysely<Database>, userId: num
 /** Inserts a transfer and its two legs; returns the transfer's id. */
 export async function insertTransferWithLegs(
   trx: Transaction<Database>,
-  columns: NewColumns,
+  columns: NewRecordColumns,
   values: TransferValues,
   legs: { description: string; expense: LegClientIdColumns; income: LegClientIdColumns },
 ): Promise<number> {
@@ -163,7 +145,7 @@ export async function updateTransferWithLegs(
   trx: Transaction<Database>,
   userId: number,
   transferId: number,
-  columns: ChangedColumns,
+  columns: ChangedRecordColumns,
   changes: Partial<TransferValues> & { description?: string },
 ): Promise<void> {
   const { description, ...transfer } = changes;

@@ -2,6 +2,7 @@
 // indexes are on lower(...)), phone exactly.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, UsersTable } from './schema.js';
+import { settingOf } from './settings.js';
 
 /** A user as the service handles it: every column but the password hash. */
 export type UserRecord = Omit<Selectable<UsersTable>, 'password_hash'>;
@@ -43,14 +44,8 @@ export async function takenIdentityFields(
 
 /** The user's `avatar` configuration entry, shown as `avatar_url`. */
 export async function avatarOf(db: Kysely<Database>, userId: number): Promise<string | null> {
-  const row = await db
-    .selectFrom('configurations')
-    .select('value')
-    .where('user_id', '=', userId)
-    .where('key', '=', 'avatar')
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return typeof row?.value === 'string' ? row.value : null;
+  const avatar = await settingOf(db, userId, 'avatar');
+  return typeof avatar === 'string' ? avatar : null;
 }
 
 /**

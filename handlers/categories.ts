@@ -74,9 +74,9 @@ export const categoryHandlers = {
             .updateTable('categories')
             .set({
               ...columns,
-              ...(body.name !== undefined ? { name: body.name } : {}),
-              ...(body.type !== undefined ? { type: body.type } : {}),
-              ...(body.description !== undefined ? { description: body.description } : {}),
+              name: body.name,
+              type: body.type,
+              description: body.description,
               icon_id: await saveIcon(trx, user.id, category.icon_id, body, await image?.save(trx, user.id)),
             })
             .where('id', '=', category.id)

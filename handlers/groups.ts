@@ -43,9 +43,10 @@ export const groupHandlers = {
       await trx
         .updateTable('groups')
         .set({
+          // Kysely leaves out undefined values: a field the body omits keeps its value.
           ...columns,
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
+          name: body.name,
+          description: body.description,
           icon_id: await saveIcon(trx, user.id, group.icon_id, body),
         })
         .where('id', '=', group.id)

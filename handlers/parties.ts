@@ -45,9 +45,9 @@ export const partyHandlers = {
         .updateTable('parties')
         .set({
           ...columns,
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.type !== undefined ? { type: body.type } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
+          name: body.name,
+          type: body.type,
+          description: body.description,
           icon_id: await saveIcon(trx, user.id, party.icon_id, body),
         })
         .where('id', '=', party.id)

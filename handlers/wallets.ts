@@ -88,9 +88,9 @@ export const walletHandlers = {
         .updateTable('wallets')
         .set({
           ...columns,
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.type !== undefined ? { type: body.type } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
+          name: body.name,
+          type: body.type,
+          description: body.description,
           icon_id: await saveIcon(trx, user.id, wallet.icon_id, body),
         })
         .where('id', '=', wallet.id)

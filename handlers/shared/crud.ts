@@ -8,30 +8,12 @@ import type { ClientId } from '../../domain/client-id.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { feedPage, type FeedOptions } from '../../db/feed.js';
 import type { Database } from '../../db/schema.js';
-import { clientIdColumns, findByClientId, softDelete, type SyncedTable } from '../../db/sync.js';
+import { clientIdColumns, findByClientId, softDelete, type ChangedRecordColumns, type NewRecordColumns, type SyncedTable } from '../../db/sync.js';
 import { created, done, ok } from '../../server/envelope.js';
 import { invalidField, notFound } from '../../server/errors.js';
 import type { AuthUser } from '../../server/handler-types.js';
 import type { AppServices } from '../../server/services.js';
 import { checkClientUpdatedAt, clientIdFrom, feedOptions, type ListQuery } from './records.js';
-
-/** The sync columns a create writes besides the resource's own. */
-export interface NewRecordColumns {
-  user_id: number;
-  client_generated_id?: string;
-  device_id?: number;
-  created_at?: string;
-  updated_at: Date;
-  last_synced_at: Date;
-}
-
-/** The sync columns an update writes besides the resource's own. */
-export interface ChangedRecordColumns {
-  updated_at: Date;
-  last_synced_at: Date;
-  client_generated_id?: string;
-  device_id?: number;
-}
 
 interface Ctx {
   user: AuthUser;

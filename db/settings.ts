@@ -1,0 +1,16 @@
+// Reading one of a user's configuration entries, for code that depends on a setting
+// (negative balances, time zone, avatar). The configurations endpoints own writing them.
+import type { Kysely } from 'kysely';
+import type { Database, JsonValue } from './schema.js';
+
+/** The live value of the user's configuration `key`, or undefined when it is not set. */
+export async function settingOf(db: Kysely<Database>, userId: number, key: string): Promise<JsonValue | undefined> {
+  const row = await db
+    .selectFrom('configurations')
+    .select('value')
+    .where('user_id', '=', userId)
+    .where('key', '=', key)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row?.value;
+}
