@@ -5817,7 +5817,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Language of the category names and descriptions; only the first two letters of the first language are used. */
+                /** @description Language of the category names and descriptions: the first supported language of the header (en, fr, es, de, pt, it; by q-weight, then order, comparing the first two letters), e.g. `ja, es;q=0.9` gives Spanish; en when none is supported. */
                 "Accept-Language"?: string;
             };
             path?: never;
