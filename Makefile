@@ -44,6 +44,7 @@ test-pg: generate
 
 bench: build
 	npx tsx scripts/bench.ts
+	npx tsx scripts/bench/stats.ts
 
 admin: install
 	npx tsx scripts/admin.ts $(ARGS)

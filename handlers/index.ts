@@ -5,11 +5,15 @@ import { accountHandlers } from './account.js';
 import { authenticationHandlers } from './authentication.js';
 import { categoryHandlers } from './categories.js';
 import { configurationHandlers } from './configurations.js';
+import { currencyHandlers } from './currency.js';
+import { holdingHandlers } from './holdings.js';
 import { fileHandlers } from './files.js';
 import { groupHandlers } from './groups.js';
 import { infoHandlers } from './info.js';
+import { integrationHandlers } from './integrations.js';
 import { partyHandlers } from './parties.js';
 import { refundHandlers } from './refunds.js';
+import { statisticsHandlers } from './statistics.js';
 import { transactionHandlers } from './transactions.js';
 import { transferHandlers } from './transfers.js';
 import { walletHandlers } from './wallets.js';
@@ -27,4 +31,8 @@ export const allHandlers: Partial<Handlers> = {
   ...fileHandlers,
   ...refundHandlers,
   ...transferHandlers,
+  ...currencyHandlers,
+  ...holdingHandlers,
+  ...statisticsHandlers,
+  ...integrationHandlers,
 };

@@ -18,6 +18,9 @@ import { HttpError } from './errors.js';
 import type { Handlers } from './handler-types.js';
 import { setupRateLimits } from './rate-limits.js';
 import { LocalFileStorage } from './storage.js';
+import { AssetPriceService, CoinGeckoClient } from './asset-prices.js';
+import { ratesProviderFor } from './rate-providers.js';
+import { createRateService } from './rates.js';
 import { registerOperationRoutes } from './routes.js';
 import type { AppServices } from './services.js';
 
@@ -69,6 +72,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     databaseKind: database.kind,
     tokens: new TokenService(config.appKey, config.tokenTtlSeconds),
     storage: new LocalFileStorage(path.join(config.dataDir, 'files')),
+    rates: createRateService({
+      provider: ratesProviderFor(config),
+      ttlSeconds: config.ratesTtlSeconds,
+      onProviderFailure: (error) => app.log.warn({ err: error }, 'exchange-rates provider failed'),
+    }),
+    assetPrices: new AssetPriceService(new CoinGeckoClient(config.assetPricesUrl)),
     specVersion: String((contract.document.info as { version: string }).version),
     build: process.env.BUILD_ID || null,
     operationCounts: {

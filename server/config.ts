@@ -29,6 +29,14 @@ export interface Config {
   publicUrl: string;
   /** Whether this process runs the background job workers (RUN_JOBS, default true). */
   runJobs: boolean;
+  /** Exchange-rates provider: an HTTP base URL (RATES_PROVIDER_URL), or undefined for the bundled offline table. */
+  ratesProviderUrl: string | undefined;
+  /** API key sent to the rates provider as a bearer token (RATES_PROVIDER_KEY). */
+  ratesProviderKey: string | undefined;
+  /** How long a stored provider rate is trusted, in seconds (RATES_TTL, default 1h). */
+  ratesTtlSeconds: number;
+  /** Base URL of the CoinGecko-compatible asset price API (ASSET_PRICES_URL). */
+  assetPricesUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +72,15 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
+  const ratesTtlSeconds = parseDuration(env.RATES_TTL || '1h');
+  if (ratesTtlSeconds === undefined) problems.push('RATES_TTL must be a duration such as 3600, 30m or 1h');
+  const ratesProvider = (env.RATES_PROVIDER_URL || 'offline').trim();
+  if (ratesProvider !== 'offline' && !/^https?:\/\//.test(ratesProvider)) {
+    problems.push('RATES_PROVIDER_URL must be an http(s) URL or "offline"');
+  }
+  const assetPricesUrl = (env.ASSET_PRICES_URL || 'https://api.coingecko.com/api/v3').trim();
+  if (!/^https?:\/\//.test(assetPricesUrl)) problems.push('ASSET_PRICES_URL must be an http(s) URL');
+
   const port = int('PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -87,6 +104,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     runJobs: !['false', '0', 'no'].includes((env.RUN_JOBS ?? 'true').toLowerCase()),
+    ratesProviderUrl: ratesProvider === 'offline' ? undefined : ratesProvider.replace(/\/+$/, ''),
+    ratesProviderKey: env.RATES_PROVIDER_KEY || undefined,
+    ratesTtlSeconds: ratesTtlSeconds!,
+    assetPricesUrl: assetPricesUrl.replace(/\/+$/, ''),
   };
 }
 

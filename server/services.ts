@@ -4,6 +4,8 @@ import type { Config } from './config.js';
 import type { DatabaseKind } from '../db/connection.js';
 import type { TokenService } from './auth.js';
 import type { FileStorage } from './storage.js';
+import type { RateService } from './rates.js';
+import type { AssetPriceService } from './asset-prices.js';
 
 export interface AppServices {
   config: Config;
@@ -11,6 +13,10 @@ export interface AppServices {
   tokens: TokenService;
   /** Uploaded files (attachments, icons, imports). */
   storage: FileStorage;
+  /** Exchange rates (manual, stored, provider, reverse) for every part that converts money. */
+  rates: RateService;
+  /** Asset search and prices from the CoinGecko-compatible provider. */
+  assetPrices: AssetPriceService;
   /** The contract's `info.version`. */
   specVersion: string;
   /** Build identifier from BUILD_ID, when the deployment sets one. */

@@ -1,0 +1,181 @@
+// The SQL aggregations behind GET /stats. Every query groups the caller's live, non-transfer
+// transactions of a date window in PostgreSQL (over the (user_id, type, datetime) and
+// (user_id, datetime) indexes) and returns sums per wallet currency as exact decimal strings;
+// no transaction is loaded into JS.
+// Conversion into the user's currency happens afterwards, on these few sums.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { EntryType } from '../domain/ledger.js';
+import { addDays } from '../domain/stats-periods.js';
+import type { Database, TransactionIntent } from './schema.js';
+
+export interface StatsWindow {
+  userId: number;
+  /** Inclusive lower bound of `datetime`. */
+  from: Date;
+  /** Exclusive upper bound of `datetime`. */
+  before: Date;
+  /** Only these wallets, when given. */
+  walletIds?: number[];
+}
+
+/** A sum of one kind of rows in one currency. */
+export interface CurrencySum {
+  type: EntryType;
+  currency: string;
+  total: string;
+  count: number;
+}
+
+export interface DailySum extends CurrencySum {
+  walletId: number;
+  walletName: string;
+  /** Calendar day in the user's time zone, `YYYY-MM-DD`. */
+  day: string;
+  /** Whether the rows are dated at or before `now` (projections use only those). */
+  past: boolean;
+}
+
+export interface NamedSum extends CurrencySum {
+  /** Category or party id; null for rows without one. */
+  id: number | null;
+  name: string | null;
+  slug: string | null;
+}
+
+export interface IntentSum extends CurrencySum {
+  intent: TransactionIntent;
+}
+
+export interface LargestRow {
+  id: number;
+  type: EntryType;
+  currency: string;
+  amount: string;
+  description: string | null;
+  datetime: Date;
+  category: string | null;
+}
+
+/** The window's rows, filtered as every statistic is (transfer legs excluded). */
+function windowRows(window: StatsWindow): RawBuilder<unknown> {
+  const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
+  return sql`t.user_id = ${window.userId}
+    and t.deleted_at is null
+    and t.transfer_id is null
+    and t.datetime >= ${window.from}
+    and t.datetime < ${window.before}
+    ${walletFilter}`;
+}
+
+const toSum = (row: any): CurrencySum => ({ type: row.type, currency: row.currency, total: String(row.total), count: Number(row.count) });
+
+/**
+ * Sums per type, wallet and calendar day (in `timeZone`) from `firstDay` to `lastDay`, split at
+ * `now`. One index-only scan of (user_id, type, datetime) per day and type: no large sort.
+ */
+export async function dailySums(db: Kysely<Database>, window: StatsWindow, days: { first: string; last: string }, timeZone: string, now: Date): Promise<DailySum[]> {
+  const dayList: string[] = [];
+  for (let day = days.first; day <= days.last; day = addDays(day, 1)) dayList.push(day);
+  const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
+  const { rows } = await sql<any>`
+    select d.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
+    from unnest(${dayList}::date[]) as d(day)
+    cross join (values ('income'), ('expense')) as kind(type)
+    cross join lateral (
+      select t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
+      from transactions t
+      where t.user_id = ${window.userId} and t.type = kind.type and t.deleted_at is null and t.transfer_id is null
+        and t.datetime >= (d.day::timestamp at time zone ${timeZone})
+        and t.datetime < ((d.day + 1)::timestamp at time zone ${timeZone})
+        ${walletFilter}
+      group by 1, 2, 3
+    ) x
+    join wallets w on w.id = x.wallet_id`.execute(db);
+  return rows.map((row) => ({ ...toSum(row), walletId: Number(row.wallet_id), walletName: row.wallet_name, day: row.day, past: row.past }));
+}
+
+export interface DimensionSums {
+  /** By first category of each transaction (id null: uncategorised). */
+  categories: NamedSum[];
+  /** By party (id null: no party). */
+  parties: NamedSum[];
+  intents: IntentSum[];
+}
+
+/**
+ * Sums per type, currency, first category (the lowest linked id), party and intent in one
+ * pass; each list repeats a key once per combination, and the views add them up.
+ */
+export async function dimensionSums(db: Kysely<Database>, window: StatsWindow): Promise<DimensionSums> {
+  const { rows } = await sql<any>`
+    select d.*, c.name as category_name, c.slug as category_slug, p.name as party_name
+    from (
+      select t.type, w.currency, first_category.id as category_id, t.party_id, t.intent, sum(t.amount) as total, count(*) as count
+      from transactions t
+      join wallets w on w.id = t.wallet_id
+      cross join lateral (select min(tc.category_id) as id from transaction_categories tc where tc.transaction_id = t.id) first_category
+      where ${windowRows(window)}
+      group by 1, 2, 3, 4, 5
+    ) d
+    left join categories c on c.id = d.category_id
+    left join parties p on p.id = d.party_id`.execute(db);
+  const id = (value: unknown) => (value === null ? null : Number(value));
+  return {
+    categories: rows.map((row) => ({ ...toSum(row), id: id(row.category_id), name: row.category_name, slug: row.category_slug })),
+    parties: rows.map((row) => ({ ...toSum(row), id: id(row.party_id), name: row.party_name, slug: null })),
+    intents: rows.map((row) => ({ ...toSum(row), intent: row.intent })),
+  };
+}
+
+/**
+ * The largest transaction of each type in each wallet (the caller converts and compares): the
+ * maxima by hash aggregation, then one index scan per wallet and type for the row itself.
+ */
+export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow): Promise<LargestRow[]> {
+  const { rows } = await sql<any>`
+    select x.id, top.type, w.currency, top.amount, x.description, x.datetime,
+           (select c.name from categories c
+            where c.id = (select min(tc.category_id) from transaction_categories tc where tc.transaction_id = x.id)) as category
+    from (
+      select t.type, t.wallet_id, max(t.amount) as amount
+      from transactions t
+      where ${windowRows(window)}
+      group by 1, 2
+    ) top
+    join wallets w on w.id = top.wallet_id
+    cross join lateral (
+      select t.id, t.description, t.datetime
+      from transactions t
+      where ${windowRows(window)} and t.type = top.type and t.wallet_id = top.wallet_id and t.amount = top.amount
+      order by t.id
+      limit 1
+    ) x`.execute(db);
+  return rows.map((row) => ({ ...row, id: Number(row.id), amount: String(row.amount) }));
+}
+
+/** Current balances of the caller's live wallets (only `walletIds` when given), per currency. */
+export async function balancesPerCurrency(db: Kysely<Database>, userId: number, walletIds?: number[]): Promise<Array<{ currency: string; total: string }>> {
+  let query = db
+    .selectFrom('wallets')
+    .select((eb) => ['currency', eb.fn.sum<string>('balance').as('total')])
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .groupBy('currency');
+  if (walletIds?.length) query = query.where('id', 'in', walletIds);
+  const rows = await query.execute();
+  return rows.map((row) => ({ currency: row.currency, total: String(row.total) }));
+}
+
+/** The ids among `walletIds` that are not live wallets of the user. */
+export async function unknownWalletIds(db: Kysely<Database>, userId: number, walletIds: number[]): Promise<number[]> {
+  if (walletIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('wallets')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .where('id', 'in', walletIds)
+    .execute();
+  const known = new Set(rows.map((row) => row.id));
+  return walletIds.filter((id) => !known.has(id));
+}

@@ -1,0 +1,96 @@
+// Statistics: GET /stats. The range and filters are checked here, the sums come from SQL
+// (db/statistics.ts), and views/statistics.ts converts them into the user's currency and
+// shapes each section. Only the queries the requested section needs are run.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { settingOf } from '../db/settings.js';
+import * as sums from '../db/statistics.js';
+import { userTimeZone } from '../db/transactions.js';
+import { Decimal } from '../domain/money.js';
+import { statsRange } from '../domain/stats-periods.js';
+import { invalidField } from '../server/errors.js';
+import { ok } from '../server/envelope.js';
+import type { HandlerContext, Handlers } from '../server/handler-types.js';
+import * as view from './views/statistics.js';
+
+type Section = 'overview' | 'activity' | 'comparisons' | 'categories' | 'parties' | 'cashflow' | 'position';
+
+/** The user's configuration `default-currency`, else USD. */
+async function targetCurrency(db: Kysely<Database>, userId: number): Promise<string> {
+  const value = await settingOf(db, userId, 'default-currency');
+  return typeof value === 'string' && /^[A-Za-z]{3}$/.test(value.trim()) ? value.trim().toUpperCase() : 'USD';
+}
+
+/** Rates from each currency into `target`; undefined for those with no known rate. */
+async function conversionRates(ctx: HandlerContext<'getStatistics'>, target: string, currencies: Set<string>) {
+  const { db, user, services } = ctx;
+  const rates = new Map<string, Decimal | undefined>();
+  for (const currency of currencies) {
+    if (currency === target) rates.set(currency, new Decimal(1));
+    else rates.set(currency, await services.rates.rate(db, user.id, currency, target, services.now()));
+  }
+  return rates;
+}
+
+async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
+  const { db, user, query, services } = ctx;
+  const now = services.now();
+  const timeZone = (await userTimeZone(db, user.id)) ?? 'UTC';
+  const range = statsRange({ preset: query.preset, startDate: query.start_date, endDate: query.end_date }, now, timeZone);
+  if (!range) throw invalidField('end_date', 'The end date must be a date after or equal to the start date.');
+  const walletIds = query.wallet_ids?.length ? [...new Set(query.wallet_ids)] : undefined;
+  if (walletIds && (await sums.unknownWalletIds(db, user.id, walletIds)).length > 0) {
+    throw invalidField('wallet_ids', 'One or more wallet IDs are invalid or do not belong to the user.');
+  }
+  const wants = (...sections: Section[]) => !query.section || sections.includes(query.section);
+  const window = { userId: user.id, from: range.from, before: range.before, walletIds };
+
+  const noDimensions: sums.DimensionSums = { categories: [], parties: [], intents: [] };
+  const [currency, daily, { categories, parties, intents }, largest, balances] = await Promise.all([
+    targetCurrency(db, user.id),
+    wants('overview', 'activity', 'comparisons', 'cashflow') ? sums.dailySums(db, window, { first: range.previousStartDay, last: range.endDay }, timeZone, now) : [],
+    wants('activity', 'categories', 'parties', 'position') ? sums.dimensionSums(db, window) : noDimensions,
+    wants('cashflow') ? sums.largestPerWallet(db, window) : [],
+    wants('overview', 'position') ? sums.balancesPerCurrency(db, user.id, walletIds) : [],
+  ]);
+  const currencies = new Set([...daily, ...categories, ...parties, ...intents, ...largest, ...balances].map((row) => row.currency));
+  const conv = new view.Converter(await conversionRates(ctx, currency, currencies));
+  const { current, previous } = view.splitDays(daily, range);
+  const cash = balances.reduce((acc, b) => acc.plus(conv.convert(b.total, b.currency)), new Decimal(0));
+  const categoryShares = { income: view.shares(categories, 'income', conv), expense: view.shares(categories, 'expense', conv) };
+  const period = query.period ?? 'month';
+
+  const data = {
+    currency,
+    ...(wants('overview') && { overview: view.overview(current, cash, conv), period_summary: view.periodSummary(current, range, now, conv) }),
+    ...(wants('activity') && { activity: view.activity(current, parties, categories, range, conv) }),
+    ...(wants('comparisons') && { comparisons: view.comparisons(current, previous, conv) }),
+    ...(wants('categories') && {
+      top_categories: { income: categoryShares.income.slice(0, 5).map(view.shareView), expenses: categoryShares.expense.slice(0, 5).map(view.shareView) },
+      category_distribution: view.categoryDistribution(categoryShares.expense),
+    }),
+    ...(wants('cashflow') && {
+      largest_transactions: { income: view.largest(largest, 'income', timeZone, conv), expense: view.largest(largest, 'expense', timeZone, conv) },
+      spending_trends: { current_period: view.trend(current, period, conv), previous_period: view.trend(previous, period, conv) },
+    }),
+    // Holdings are not stored by this server yet, so their value is 0.
+    ...(wants('position') && { position: view.position(intents, cash, new Decimal(0), conv) }),
+    ...(wants('categories', 'parties', 'cashflow') && {
+      charts: {
+        ...(wants('categories') && { category_spending: categoryShares.expense.map(view.shareView), income_sources: categoryShares.income.map(view.shareView) }),
+        ...(wants('parties') && {
+          party_spending: view.shares(parties, 'expense', conv).map(view.shareView),
+          party_income: view.shares(parties, 'income', conv).map(view.shareView),
+        }),
+        ...(wants('cashflow') && { monthly_cash_flow: view.monthlyCashFlow(current, conv), expense_by_wallet: view.expenseByWallet(current, conv) }),
+      },
+    }),
+    partial: conv.unconverted.size > 0,
+    unconverted_currencies: [...conv.unconverted].sort(),
+  };
+  return ok(data);
+}
+
+export const statisticsHandlers = {
+  getStatistics,
+} satisfies Partial<Handlers>;
