@@ -11,6 +11,7 @@ import { fileHandlers } from './files.js';
 import { groupHandlers } from './groups.js';
 import { infoHandlers } from './info.js';
 import { integrationHandlers } from './integrations.js';
+import { notificationHandlers } from './notifications.js';
 import { partyHandlers } from './parties.js';
 import { refundHandlers } from './refunds.js';
 import { statisticsHandlers } from './statistics.js';
@@ -35,4 +36,5 @@ export const allHandlers: Partial<Handlers> = {
   ...holdingHandlers,
   ...statisticsHandlers,
   ...integrationHandlers,
+  ...notificationHandlers,
 };
