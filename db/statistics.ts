@@ -166,16 +166,3 @@ export async function balancesPerCurrency(db: Kysely<Database>, userId: number, 
   return rows.map((row) => ({ currency: row.currency, total: String(row.total) }));
 }
 
-/** The ids among `walletIds` that are not live wallets of the user. */
-export async function unknownWalletIds(db: Kysely<Database>, userId: number, walletIds: number[]): Promise<number[]> {
-  if (walletIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('wallets')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('deleted_at', 'is', null)
-    .where('id', 'in', walletIds)
-    .execute();
-  const known = new Set(rows.map((row) => row.id));
-  return walletIds.filter((id) => !known.has(id));
-}

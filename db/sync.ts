@@ -86,6 +86,21 @@ export async function findByClientId<T extends SyncedTable>(
     .executeTakeFirst()) as SyncedRow<T> | undefined;
 }
 
+/** The ids among `ids` that name none of the user's live records of `table` (for 422s on references). */
+export async function missingLiveIds(db: Kysely<Database>, table: SyncedTable, userId: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const name: string = table;
+  const rows: Array<{ id: number }> = await (db as AnyDb)
+    .selectFrom(name)
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const found = new Set(rows.map((row) => row.id));
+  return ids.filter((id) => !found.has(id));
+}
+
 /** The id of the user's device row for this token, made on first use. */
 export async function deviceIdFor(db: Kysely<Database>, userId: number, deviceToken: string): Promise<number> {
   const row = await db

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { settingOf } from '../db/settings.js';
 import * as sums from '../db/statistics.js';
+import { missingLiveIds } from '../db/sync.js';
 import { userTimeZone } from '../db/transactions.js';
 import { Decimal } from '../domain/money.js';
 import { statsRange } from '../domain/stats-periods.js';
@@ -39,7 +40,7 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const range = statsRange({ preset: query.preset, startDate: query.start_date, endDate: query.end_date }, now, timeZone);
   if (!range) throw invalidField('end_date', 'The end date must be a date after or equal to the start date.');
   const walletIds = query.wallet_ids?.length ? [...new Set(query.wallet_ids)] : undefined;
-  if (walletIds && (await sums.unknownWalletIds(db, user.id, walletIds)).length > 0) {
+  if (walletIds && (await missingLiveIds(db, 'wallets', user.id, walletIds)).length > 0) {
     throw invalidField('wallet_ids', 'One or more wallet IDs are invalid or do not belong to the user.');
   }
   const wants = (...sections: Section[]) => !query.section || sections.includes(query.section);

@@ -8,7 +8,7 @@
 // checked when it was made) nor refuse transfer legs (transfers write their legs through here).
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, TransactionIntent } from '../../db/schema.js';
-import { softDelete } from '../../db/sync.js';
+import { missingLiveIds, softDelete } from '../../db/sync.js';
 import type { RecurringRuleRow, TransactionRow } from '../../db/transactions.js';
 import type { EntryType } from '../../domain/ledger.js';
 import { Decimal } from '../../domain/money.js';
@@ -216,15 +216,8 @@ export async function checkEntryReferences(
     const linked = await db.selectFrom('transaction_categories').select('category_id').where('transaction_id', '=', current.id).execute();
     categoryIds = categoryIds.filter((id) => !linked.some((link) => link.category_id === id));
   }
-  if (categoryIds.length > 0) {
-    const found = await db
-      .selectFrom('categories')
-      .select('id')
-      .where('user_id', '=', userId)
-      .where('id', 'in', categoryIds)
-      .where('deleted_at', 'is', null)
-      .execute();
-    if (found.length !== categoryIds.length) throw invalidField('categories', 'The selected categories are invalid.');
+  if ((await missingLiveIds(db, 'categories', userId, categoryIds)).length > 0) {
+    throw invalidField('categories', 'The selected categories are invalid.');
   }
 }
 
