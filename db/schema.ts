@@ -610,6 +610,28 @@ export interface AssetPricesTable extends Timestamps {
   fetched_at: TimestampWithDefault;
 }
 
+// ---- 008 mail --------------------------------------------------------------------------------
+
+export type EmailStatus = 'pending' | 'sent' | 'failed';
+
+/** The outbox: one e-mail waiting for (or done with) the mail adapter. */
+export interface EmailsTable extends Timestamps {
+  id: Id;
+  user_id: number | null;
+  /** what produced it: verification, password_reset, notification, outreach... */
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  outreach_send_id: number | null;
+  status: Generated<EmailStatus>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  message_id: string | null;
+  sent_at: NullableTimestamp;
+}
+
 // ---- the database ----------------------------------------------------------------------------
 
 export interface Database {
@@ -654,6 +676,8 @@ export interface Database {
 
   exchange_rates: ExchangeRatesTable;
   asset_prices: AssetPricesTable;
+
+  emails: EmailsTable;
 }
 
 // Row shapes for handlers: X = a selected row, NewX = an insert, XUpdate = an update.
@@ -714,3 +738,5 @@ export type AgentAction = Selectable<AgentActionsTable>;
 export type NewAgentAction = Insertable<AgentActionsTable>;
 export type ExchangeRate = Selectable<ExchangeRatesTable>;
 export type AssetPrice = Selectable<AssetPricesTable>;
+export type Email = Selectable<EmailsTable>;
+export type NewEmail = Insertable<EmailsTable>;

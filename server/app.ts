@@ -22,7 +22,7 @@ import { AssetPriceService, CoinGeckoClient } from './asset-prices.js';
 import { ratesProviderFor } from './rate-providers.js';
 import { createRateService } from './rates.js';
 import { registerOperationRoutes } from './routes.js';
-import type { AppServices } from './services.js';
+import { AttachableJobQueue, type AppServices } from './services.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -85,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       implemented: operations.filter((op) => op.operationId in handlers).length,
     },
     now: options.now ?? (() => new Date()),
+    jobs: new AttachableJobQueue((error) => app.log.warn({ err: error }, 'could not queue a job run')),
   };
 
   app.decorate('services', services);

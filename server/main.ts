@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 
   await runner?.start();
+  app.services.jobs.attach(runner);
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ database: database.kind, docs: `${config.publicUrl}/docs` }, 'finance service ready');
 }

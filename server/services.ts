@@ -7,6 +7,35 @@ import type { FileStorage } from './storage.js';
 import type { RateService } from './rates.js';
 import type { AssetPriceService } from './asset-prices.js';
 
+/** Queues a run of a background job now (jobs also run on their schedule without it). */
+export interface JobQueue {
+  send(name: string, data?: object): Promise<void>;
+}
+
+/**
+ * The queue handlers see. The app is built before the job runner starts (main.ts attaches it);
+ * without a runner (RUN_JOBS=false, tests) a nudge does nothing and the job's schedule, or
+ * another process's runner, picks the work up.
+ */
+export class AttachableJobQueue implements JobQueue {
+  private target: JobQueue | undefined;
+
+  /** A failed nudge is reported, not thrown: the caller's work is committed and the schedule retries. */
+  constructor(private readonly onError: (error: unknown) => void = () => {}) {}
+
+  attach(target: JobQueue | undefined): void {
+    this.target = target;
+  }
+
+  async send(name: string, data: object = {}): Promise<void> {
+    try {
+      await this.target?.send(name, data);
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+}
+
 export interface AppServices {
   config: Config;
   databaseKind: DatabaseKind;
@@ -23,6 +52,8 @@ export interface AppServices {
   build: string | null;
   /** How many of the spec's operations have a handler in this build. */
   operationCounts: { total: number; implemented: number };
+  /** Nudges background jobs after a commit (e.g. deliver-emails after queueEmail). */
+  jobs: AttachableJobQueue;
   /** The current time; tests may replace it. */
   now: () => Date;
 }

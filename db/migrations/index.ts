@@ -12,6 +12,7 @@ import * as m004 from './004_notifications.js';
 import * as m005 from './005_imports.js';
 import * as m006 from './006_assistant.js';
 import * as m007 from './007_market.js';
+import * as m008 from './008_mail.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '005_imports': m005,
   '006_assistant': m006,
   '007_market': m007,
+  '008_mail': m008,
 };
