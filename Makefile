@@ -45,6 +45,7 @@ test-pg: generate
 bench: build
 	npx tsx scripts/bench.ts
 	npx tsx scripts/bench/stats.ts
+	npx tsx scripts/bench/budgets.ts
 
 admin: install
 	npx tsx scripts/admin.ts $(ARGS)

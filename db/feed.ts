@@ -43,7 +43,7 @@ export async function feedPage<Row extends { updated_at: Date }>(
   return { rows: rows as Row[], meta: pageMeta(rows as Row[], total, options) };
 }
 
-function pageMeta(rows: Array<{ updated_at: Date }>, total: number, options: FeedOptions): PageMeta {
+export function pageMeta(rows: Array<{ updated_at: Date }>, total: number, options: FeedOptions): PageMeta {
   const newest = rows.reduce<Date | undefined>((max, row) => (!max || row.updated_at > max ? row.updated_at : max), undefined);
   return {
     last_sync: (newest ?? options.since ?? options.now).toISOString(),

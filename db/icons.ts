@@ -29,6 +29,9 @@ export interface IconInput {
 /**
  * Creates or changes the icon a record points at and returns the icon id to store:
  * unchanged when the input says nothing about icons, null when `icon` is null.
+ * Whatever replaces an uploaded image (another image, an icon, an emoji, no icon), the old
+ * image's `files` row is deleted here and its storage key added to `replacedFiles`, for the
+ * caller to remove the bytes once the transaction has committed (server/stored-files.ts).
  */
 export async function saveIcon(
   trx: Kysely<Database>,
@@ -36,8 +39,11 @@ export async function saveIcon(
   currentIconId: number | null,
   input: IconInput,
   imageFileId?: number,
+  replacedFiles?: Set<string>,
 ): Promise<number | null> {
   if (input.icon === undefined && imageFileId === undefined) return currentIconId;
+  const oldImage = currentIconId === null ? undefined : await deleteIconImage(trx, userId, currentIconId);
+  if (oldImage) replacedFiles?.add(oldImage);
   if (input.icon === null && imageFileId === undefined) return null;
   // Without an icon_type the stored type stays (an emoji stays an emoji); new icons default to `icon`.
   const type = imageFileId !== undefined ? ('image' as const) : input.icon_type;
@@ -53,4 +59,15 @@ export async function saveIcon(
   }
   const row = await trx.insertInto('icons').values({ user_id: userId, type: type ?? 'icon', ...values }).returning('id').executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** Deletes the uploaded image (`files` row) of an icon, if it has one; returns its storage key. */
+async function deleteIconImage(trx: Kysely<Database>, userId: number, iconId: number): Promise<string | undefined> {
+  const deleted = await trx
+    .deleteFrom('files')
+    .where('user_id', '=', userId)
+    .where('id', '=', (eb) => eb.selectFrom('icons').select('file_id').where('id', '=', iconId).where('user_id', '=', userId))
+    .returning('path')
+    .executeTakeFirst();
+  return deleted?.path;
 }

@@ -191,6 +191,16 @@ export interface OauthAccountsTable extends Timestamps {
   email: string | null;
 }
 
+/** 009: a state handed out by GET /oauth/{driver}/login, until its callback uses it. */
+export interface OauthStatesTable {
+  id: Id;
+  provider: string;
+  state_hash: string;
+  code_verifier: string;
+  expires_at: Timestamp;
+  created_at: TimestampWithDefault;
+}
+
 export interface VerificationCodesTable extends Timestamps {
   id: Id;
   user_id: number | null;
@@ -539,6 +549,11 @@ export interface ImportSuggestionsTable extends Timestamps {
   fee_transaction_id: number | null;
   error: string | null;
   confirmed_at: NullableTimestamp;
+  /** 011: the caller's records the names matched, and the extractor's warnings */
+  wallet_id: number | null;
+  party_id: number | null;
+  category_id: number | null;
+  warnings: JsonWithDefault<string[]>;
 }
 
 // ---- 006 assistant ---------------------------------------------------------------------------
@@ -632,6 +647,20 @@ export interface EmailsTable extends Timestamps {
   sent_at: NullableTimestamp;
 }
 
+// ---- 010 engagement sends ------------------------------------------------------------------------
+
+export type EngagementSendKind = 'inactivity' | 'insights_weekly' | 'insights_monthly';
+
+/** One engagement message claimed for a user and period (unique: user_id, kind, period_key). */
+export interface EngagementSendsTable {
+  id: Id;
+  user_id: number;
+  kind: EngagementSendKind;
+  period_key: string;
+  notification_id: number | null;
+  created_at: TimestampWithDefault;
+}
+
 // ---- the database ----------------------------------------------------------------------------
 
 export interface Database {
@@ -639,6 +668,7 @@ export interface Database {
   tokens: TokensTable;
   devices: DevicesTable;
   oauth_accounts: OauthAccountsTable;
+  oauth_states: OauthStatesTable;
   verification_codes: VerificationCodesTable;
   configurations: ConfigurationsTable;
 
@@ -678,6 +708,8 @@ export interface Database {
   asset_prices: AssetPricesTable;
 
   emails: EmailsTable;
+
+  engagement_sends: EngagementSendsTable;
 }
 
 // Row shapes for handlers: X = a selected row, NewX = an insert, XUpdate = an update.

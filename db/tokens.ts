@@ -1,6 +1,7 @@
 // The token table: every access token is a row, so logout and password resets can revoke.
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { USER_RECORD_COLUMNS } from './users.js';
 
 export async function insertToken(db: Kysely<Database>, userId: number, jti: string, expiresAt: Date, name = 'api') {
   return db
@@ -15,19 +16,7 @@ export function findLiveTokenWithUser(db: Kysely<Database>, jti: string, now: Da
   return db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
-    .select([
-      'tokens.id as tokenId',
-      'users.id',
-      'users.email',
-      'users.first_name',
-      'users.last_name',
-      'users.username',
-      'users.phone',
-      'users.email_verified_at',
-      'users.role',
-      'users.created_at',
-      'users.updated_at',
-    ])
+    .select(['tokens.id as tokenId', ...USER_RECORD_COLUMNS])
     .where('tokens.jti', '=', jti)
     .where('tokens.revoked_at', 'is', null)
     .where('tokens.expires_at', '>', now)

@@ -1,11 +1,25 @@
 // Queries on the users table. E-mail and username compare case-insensitively (their unique
 // indexes are on lower(...)), phone exactly.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database, UsersTable } from './schema.js';
 import { settingOf } from './settings.js';
 
 /** A user as the service handles it: every column but the password hash. */
 export type UserRecord = Omit<Selectable<UsersTable>, 'password_hash'>;
+
+/** The columns of a UserRecord, for selects that join users. */
+export const USER_RECORD_COLUMNS = [
+  'users.id',
+  'users.email',
+  'users.first_name',
+  'users.last_name',
+  'users.username',
+  'users.phone',
+  'users.email_verified_at',
+  'users.role',
+  'users.created_at',
+  'users.updated_at',
+] as const;
 
 export type UserIdentifier = { email: string } | { phone: string } | { username: string };
 
@@ -49,11 +63,16 @@ export async function avatarOf(db: Kysely<Database>, userId: number): Promise<st
 }
 
 /**
- * Deletes the account in one transaction. Every user-owned table references users with
- * ON DELETE CASCADE, so the rows go with it, tokens included (so every token stops working).
+ * Deletes the account inside the caller's transaction. Every user-owned table references
+ * users with ON DELETE CASCADE, so the rows go with it, tokens included (so every token stops
+ * working). Returns the storage keys of the account's files: their bytes are not rows, so
+ * the caller removes them once the transaction has committed.
  */
-export async function deleteUserAndEverythingOwned(db: Kysely<Database>, userId: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('users').where('id', '=', userId).execute();
-  });
+export async function deleteUserAndEverythingOwned(trx: Transaction<Database>, userId: number): Promise<string[]> {
+  // Locking the user first holds off new rows referencing it (their foreign-key check needs a
+  // share lock on it), so no file can be added after its key was collected.
+  await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+  const files = await trx.deleteFrom('files').where('user_id', '=', userId).returning('path').execute();
+  await trx.deleteFrom('users').where('id', '=', userId).execute();
+  return files.map((file) => file.path);
 }

@@ -20,7 +20,7 @@ export function startOfNextDay(day: string, timeZone: string): Date {
 }
 
 /** Local wall-clock time minus UTC at `instant`, in milliseconds. */
-function offsetMs(instant: Date, timeZone: string): number {
+export function offsetMs(instant: Date, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',

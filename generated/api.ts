@@ -2955,7 +2955,7 @@ export interface components {
             name?: string;
             description?: string | null;
             /**
-             * @description Limit per window, at most 4 decimals.
+             * @description Limit per window, greater than 0, at most 4 decimals (more is 422).
              * @example 500
              */
             amount?: number;

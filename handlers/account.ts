@@ -1,11 +1,11 @@
-// Account: the caller's own account. Deleting it removes everything it owns.
-import { deleteUserAndEverythingOwned } from '../db/users.js';
+// Account: the caller's own account. Deleting it closes the account exactly as an admin's
+// deletion does (server/account-closure.ts).
+import { closeAccount } from '../server/account-closure.js';
 import { done } from '../server/envelope.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 
-async function deleteAccount({ user, db, log }: HandlerContext<'deleteAccount'>) {
-  await deleteUserAndEverythingOwned(db, user.id);
-  log.info({ userId: user.id }, 'account deleted by its owner');
+async function deleteAccount({ user, body, db, services, log }: HandlerContext<'deleteAccount'>) {
+  await closeAccount({ db, services, log }, user, { source: 'API', reason: body.reason });
   return done('Account deleted successfully.');
 }
 

@@ -67,7 +67,7 @@ function loginIdentifier(body: { email?: string; phone?: string; username?: stri
   });
 }
 
-async function signIn(db: Kysely<Database>, services: AppServices, user: UserView) {
+export async function signIn(db: Kysely<Database>, services: AppServices, user: UserView) {
   const issued = await services.tokens.issue(db, user.id, services.now());
   return { token: issued.token, token_type: 'Bearer' as const, expires_at: issued.expiresAt.toISOString(), user };
 }

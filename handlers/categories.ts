@@ -3,9 +3,10 @@
 // unique per user among live categories (both types, ignoring case), an icon may be an
 // uploaded image (multipart), and the predefined set can be seeded in the caller's language.
 // A deleted category stays as a tombstone, so transactions keep their links to it.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { defaultCategories, nameKey, seedLanguage, type DefaultCategory } from '../domain/default-categories.js';
 import { saveIcon, withIcon } from '../db/icons.js';
+import { lockCategoryNames } from '../db/category-names.js';
 import type { Database } from '../db/schema.js';
 import { uniqueSlug } from '../db/slugs.js';
 import { selectSynced } from '../db/sync.js';
@@ -14,6 +15,7 @@ import { invalidField } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile, UploadedFiles } from '../server/multipart.js';
 import { sniffUpload, type FileStorage, type SniffedType } from '../server/storage.js';
+import { removeStoredFiles } from '../server/stored-files.js';
 import { syncedResource } from './shared/crud.js';
 import { toCategory, type CategoryRow } from './views/category.js';
 
@@ -64,7 +66,8 @@ export const categoryHandlers = {
 
   updateCategory: async (ctx: HandlerContext<'updateCategory'>) => {
     const image = await iconImageFrom(ctx.files, ctx.services.storage);
-    return keepingImage(
+    const replacedImages = new Set<string>();
+    const result = await keepingImage(
       image,
       () =>
         categories.update(ctx, async (trx, category, columns) => {
@@ -77,13 +80,15 @@ export const categoryHandlers = {
               name: body.name,
               type: body.type,
               description: body.description,
-              icon_id: await saveIcon(trx, user.id, category.icon_id, body, await image?.save(trx, user.id)),
+              icon_id: await saveIcon(trx, user.id, category.icon_id, body, await image?.save(trx, user.id), replacedImages),
             })
             .where('id', '=', category.id)
             .execute();
         }),
       () => true,
     );
+    await removeStoredFiles(ctx.services.storage, replacedImages, ctx.log);
+    return result;
   },
 
   deleteCategory: (ctx: HandlerContext<'deleteCategory'>) => categories.remove(ctx),
@@ -102,14 +107,10 @@ export const categoryHandlers = {
 
 // ---------------------------------------------------------------- unique names and seeding
 
-/**
- * Serialises the caller's category-name checks with the writes that follow them, so two
- * simultaneous requests cannot both take one name (no unique index can say "ignoring case
- * among live rows of either type" and still allow tombstones to keep their names).
- */
-async function lockCategoryNames(trx: Transaction<Database>, userId: number): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`categories:${userId}`}::text, 0))`.execute(trx);
-}
+// lockCategoryNames (db/category-names.ts) serialises the caller's category-name checks with the
+// writes that follow them, so two simultaneous requests cannot both take one name (no unique
+// index can say "ignoring case among live rows of either type" and still allow tombstones to
+// keep their names). Imports creating categories by name take the same lock.
 
 /** 422 on `name` when another live category of the caller has this name, ignoring case. */
 async function requireFreeName(trx: Transaction<Database>, userId: number, name: string, exceptId?: number): Promise<void> {

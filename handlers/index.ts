@@ -2,25 +2,36 @@
 // not implemented by GET /info.
 import type { Handlers } from '../server/handler-types.js';
 import { accountHandlers } from './account.js';
+import { adminHandlers } from './admin.js';
+import { agentActionHandlers } from './agent-actions.js';
+import { assistantHandlers } from './assistant.js';
 import { authenticationHandlers } from './authentication.js';
+import { budgetHandlers } from './budgets.js';
 import { categoryHandlers } from './categories.js';
 import { configurationHandlers } from './configurations.js';
 import { currencyHandlers } from './currency.js';
 import { holdingHandlers } from './holdings.js';
+import { importSessionHandlers } from './import-sessions.js';
 import { fileHandlers } from './files.js';
 import { groupHandlers } from './groups.js';
+import { importHandlers } from './imports.js';
 import { infoHandlers } from './info.js';
 import { integrationHandlers } from './integrations.js';
 import { notificationHandlers } from './notifications.js';
+import { outreachHandlers } from './outreach.js';
+import { oauthHandlers } from './oauth.js';
 import { partyHandlers } from './parties.js';
 import { refundHandlers } from './refunds.js';
+import { reminderHandlers } from './reminders.js';
 import { statisticsHandlers } from './statistics.js';
 import { transactionHandlers } from './transactions.js';
 import { transferHandlers } from './transfers.js';
+import { verificationHandlers } from './verification.js';
 import { walletHandlers } from './wallets.js';
 
 export const allHandlers: Partial<Handlers> = {
   ...authenticationHandlers,
+  ...verificationHandlers,
   ...accountHandlers,
   ...infoHandlers,
   ...walletHandlers,
@@ -37,4 +48,13 @@ export const allHandlers: Partial<Handlers> = {
   ...statisticsHandlers,
   ...integrationHandlers,
   ...notificationHandlers,
+  ...budgetHandlers,
+  ...reminderHandlers,
+  ...oauthHandlers,
+  ...adminHandlers,
+  ...outreachHandlers,
+  ...importHandlers,
+  ...importSessionHandlers,
+  ...assistantHandlers,
+  ...agentActionHandlers,
 };

@@ -5,13 +5,14 @@
 import { sql, type Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database } from '../db/schema.js';
+import { PREFERENCE_GROUPS as GROUPS, PREFERENCE_KEYS, preferencesOf } from '../db/notification-preferences.js';
 import { clientIdColumns, selectSynced } from '../db/sync.js';
 import { done, ok } from '../server/envelope.js';
 import { invalidField } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import { syncedResource } from './shared/crud.js';
 import { clientIdFrom } from './shared/records.js';
-import { toNotification, type NotificationPreferencesView, type NotificationRow } from './views/notification.js';
+import { toNotification, type NotificationRow } from './views/notification.js';
 
 const notifications = syncedResource<NotificationRow, ReturnType<typeof toNotification>>({
   table: 'notifications',
@@ -70,29 +71,6 @@ async function markRead({ db, user, params, body, services }: HandlerContext<'ma
   }
   const changed = (await notifications.load(db, user.id, notification.id))!;
   return ok(toNotification(changed), marksRead ? 'Notification marked as read' : 'Notification synced');
-}
-
-/** Each preference switch and the configuration entry that stores it. */
-const PREFERENCE_KEYS = {
-  channels: { email: 'notifications-email', push: 'notifications-push', inapp: 'notifications-inapp' },
-  types: { reminders: 'notifications-reminders', insights: 'notifications-insights', inactivity: 'notifications-inactivity' },
-} as const;
-
-type PreferenceGroup = keyof typeof PREFERENCE_KEYS;
-const GROUPS = Object.keys(PREFERENCE_KEYS) as PreferenceGroup[];
-
-async function preferencesOf(db: Kysely<Database>, userId: number): Promise<NotificationPreferencesView> {
-  const stored = await db
-    .selectFrom('configurations')
-    .select(['key', 'value'])
-    .where('user_id', '=', userId)
-    .where('key', 'in', GROUPS.flatMap((group) => Object.values(PREFERENCE_KEYS[group])))
-    .where('deleted_at', 'is', null)
-    .execute();
-  const valueOf = new Map(stored.map((entry) => [entry.key, entry.value]));
-  const switches = (group: PreferenceGroup) =>
-    Object.fromEntries(Object.entries(PREFERENCE_KEYS[group]).map(([name, key]) => [name, valueOf.get(key) !== false]));
-  return { channels: switches('channels'), types: switches('types') } as NotificationPreferencesView;
 }
 
 export const notificationHandlers = {

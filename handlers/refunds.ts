@@ -1,8 +1,11 @@
 // Refunds: an income marked as money given back, optionally for one of the caller's expenses.
 // The refunds row (the synced record) and the transaction's flags (is_refund,
 // refund_of_transaction_id, which budgets read) change together in one database transaction,
-// under the income's row lock. Balances never move: the income already counted.
+// under the income's row lock. Balances never move: the income already counted. Unmarking, or
+// re-marking for another expense, raises the formerly refunded expense's budgets' net
+// spending, so it checks their alerts.
 import type { Transaction } from 'kysely';
+import { withBudgetAlerts, type AlertBudgets } from '../db/budget-alerts.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database } from '../db/schema.js';
 import { clientIdColumns, findByClientId, findLive, selectSynced, softDelete } from '../db/sync.js';
@@ -36,8 +39,8 @@ export const refundHandlers = {
     const body = ctx.body ?? {};
     const clientId = clientIdFrom(body.client_id);
     try {
-      const refundId = await db.transaction().execute((trx) =>
-        markRefund(trx, user.id, params.id, body.refunded_transaction_id ?? null, clientId, services.now()),
+      const refundId = await withBudgetAlerts(services, ctx.log, (alert) =>
+        db.transaction().execute((trx) => markRefund(trx, user.id, params.id, body.refunded_transaction_id ?? null, clientId, services.now(), alert)),
       );
       return ok(toRefund((await refunds.load(db, user.id, refundId))!), 'Transaction marked as refund');
     } catch (error) {
@@ -49,19 +52,23 @@ export const refundHandlers = {
 
   unmarkTransactionRefund: async (ctx: HandlerContext<'unmarkTransactionRefund'>) => {
     const { db, user, services, params } = ctx;
-    await db.transaction().execute(async (trx) => {
-      const income = await lockLiveTransaction(trx, user.id, params.id);
-      if (!income) throw notFound('Transaction');
-      const refund = await refundOf(trx, user.id, income.id);
-      if (!refund || refund.deleted_at) return; // not marked: nothing to change
-      const now = services.now();
-      await softDelete(trx, 'refunds', user.id, refund.id, now);
-      await trx
-        .updateTable('transactions')
-        .set({ is_refund: false, refund_of_transaction_id: null, updated_at: now, last_synced_at: now })
-        .where('id', '=', income.id)
-        .execute();
-    });
+    await withBudgetAlerts(services, ctx.log, (alert) =>
+      db.transaction().execute(async (trx) => {
+        const income = await lockLiveTransaction(trx, user.id, params.id);
+        if (!income) throw notFound('Transaction');
+        const refund = await refundOf(trx, user.id, income.id);
+        if (!refund || refund.deleted_at) return; // not marked: nothing to change
+        const now = services.now();
+        await softDelete(trx, 'refunds', user.id, refund.id, now);
+        await trx
+          .updateTable('transactions')
+          .set({ is_refund: false, refund_of_transaction_id: null, updated_at: now, last_synced_at: now })
+          .where('id', '=', income.id)
+          .execute();
+        // the expense it refunded counts in full again
+        await alert(trx, user.id, income.id);
+      }),
+    );
     return done('Refund flag removed');
   },
 } satisfies Partial<Handlers>;
@@ -74,6 +81,7 @@ async function markRefund(
   refundedId: number | null,
   clientId: ClientId | undefined,
   now: Date,
+  alert: AlertBudgets,
 ): Promise<number> {
   const income = await lockLiveTransaction(trx, userId, transactionId);
   if (!income) throw notFound('Transaction');
@@ -101,6 +109,9 @@ async function markRefund(
     .set({ is_refund: true, refund_of_transaction_id: refundedId, updated_at: now, last_synced_at: now })
     .where('id', '=', income.id)
     .execute();
+  // the expense it refunded until now counts in full again
+  const formerOriginal = existing?.deleted_at ? null : existing?.original_transaction_id;
+  if (formerOriginal && formerOriginal !== refundedId) await alert(trx, userId, formerOriginal);
   return refundId;
 }
 
@@ -108,7 +119,7 @@ async function markRefund(
 function refundOf(trx: Transaction<Database>, userId: number, transactionId: number) {
   return trx
     .selectFrom('refunds')
-    .select(['id', 'client_generated_id', 'deleted_at'])
+    .select(['id', 'client_generated_id', 'deleted_at', 'original_transaction_id'])
     .where('user_id', '=', userId)
     .where('refund_transaction_id', '=', transactionId)
     .executeTakeFirst();

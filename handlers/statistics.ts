@@ -17,7 +17,7 @@ import * as view from './views/statistics.js';
 type Section = 'overview' | 'activity' | 'comparisons' | 'categories' | 'parties' | 'cashflow' | 'position';
 
 /** The user's configuration `default-currency`, else USD. */
-async function targetCurrency(db: Kysely<Database>, userId: number): Promise<string> {
+export async function targetCurrency(db: Kysely<Database>, userId: number): Promise<string> {
   const value = await settingOf(db, userId, 'default-currency');
   return typeof value === 'string' && /^[A-Za-z]{3}$/.test(value.trim()) ? value.trim().toUpperCase() : 'USD';
 }

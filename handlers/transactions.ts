@@ -3,6 +3,7 @@
 // shared/transaction-writes.ts (row, links, rule and balance in one database transaction).
 // Transfer legs are shown here but changed only through their transfer.
 import type { Kysely, Transaction } from 'kysely';
+import { withBudgetAlerts } from '../db/budget-alerts.js';
 import type { Database } from '../db/schema.js';
 import {
   loadTransactionDetails,
@@ -89,13 +90,16 @@ export const transactionHandlers = {
     const { body, user, services } = ctx;
     const entry = entryFromCreate(body, services.now());
     const uploads = await checkUploads(ctx.files.files);
-    const result = await withStoredUploads(services.storage, uploads, (attach) =>
-      transactions.create(ctx, async (trx, { user_id, updated_at: now, ...sync }) => {
-        await checkEntryReferences(trx, user.id, entry);
-        const id = await createTransactionEntry(trx, user_id, entry, now, sync);
-        await attach(trx, user.id, id, now);
-        return id;
-      }),
+    const result = await withBudgetAlerts(services, ctx.log, (alert) =>
+      withStoredUploads(services.storage, uploads, (attach) =>
+        transactions.create(ctx, async (trx, { user_id, updated_at: now, ...sync }) => {
+          await checkEntryReferences(trx, user.id, entry);
+          const id = await createTransactionEntry(trx, user_id, entry, now, sync);
+          await attach(trx, user.id, id, now);
+          await alert(trx, user.id, id);
+          return id;
+        }),
+      ),
     );
     return { ...result, data: await presentOne(ctx, result.data) };
   },
@@ -104,28 +108,38 @@ export const transactionHandlers = {
     const { body, query, user, services } = ctx;
     const changes = changesFromUpdate(body, services.now());
     const uploads = await checkUploads(ctx.files.files);
-    const result = await withStoredUploads(services.storage, uploads, (attach) =>
-      transactions.update(ctx, async (trx, stale, { updated_at: now, last_synced_at: _, ...sync }) => {
-        const row = await lockOr404(trx, user.id, stale.id);
-        // `type` selects the transaction; it never converts it
-        if (query.type !== row.type) throw invalidField('type', `The transaction is an ${row.type}, not an ${query.type}.`);
-        if (body.type !== undefined && body.type !== row.type) throw invalidField('type', 'The type of a transaction cannot be changed.');
-        const moves = (changes.walletId !== undefined && changes.walletId !== row.wallet_id) || !new Decimal(changes.amount!).equals(row.amount);
-        if (row.transfer_id !== null && moves) throw conflict('This transaction is part of a transfer: change the transfer to change its amount or wallet.');
-        await checkEntryReferences(trx, user.id, changes, row);
-        await updateTransactionEntry(trx, user.id, row, changes, now, sync);
-        await attach(trx, user.id, row.id, now);
-      }),
+    const result = await withBudgetAlerts(services, ctx.log, (alert) =>
+      withStoredUploads(services.storage, uploads, (attach) =>
+        transactions.update(ctx, async (trx, stale, { updated_at: now, last_synced_at: _, ...sync }) => {
+          const row = await lockOr404(trx, user.id, stale.id);
+          // `type` selects the transaction; it never converts it
+          if (query.type !== row.type) throw invalidField('type', `The transaction is an ${row.type}, not an ${query.type}.`);
+          if (body.type !== undefined && body.type !== row.type) throw invalidField('type', 'The type of a transaction cannot be changed.');
+          const moves = (changes.walletId !== undefined && changes.walletId !== row.wallet_id) || !new Decimal(changes.amount!).equals(row.amount);
+          if (row.transfer_id !== null && moves) throw conflict('This transaction is part of a transfer: change the transfer to change its amount or wallet.');
+          await checkEntryReferences(trx, user.id, changes, row);
+          await updateTransactionEntry(trx, user.id, row, changes, now, sync);
+          await attach(trx, user.id, row.id, now);
+          await alert(trx, user.id, row.id);
+        }),
+      ),
     );
     return { ...result, data: await presentOne(ctx, result.data) };
   },
 
   deleteTransaction: (ctx: HandlerContext<'deleteTransaction'>) =>
-    transactions.remove(ctx, async (trx, stale) => {
-      const row = await lockOr404(trx, ctx.user.id, stale.id);
-      if (row.transfer_id !== null) throw conflict('This transaction is part of a transfer: delete the transfer instead.');
-      await revertTransactionEntry(trx, ctx.user.id, row, ctx.services.now());
-    }),
+    withBudgetAlerts(ctx.services, ctx.log, (alert) =>
+      transactions.remove(
+        ctx,
+        async (trx, stale) => {
+          const row = await lockOr404(trx, ctx.user.id, stale.id);
+          if (row.transfer_id !== null) throw conflict('This transaction is part of a transfer: delete the transfer instead.');
+          await revertTransactionEntry(trx, ctx.user.id, row, ctx.services.now());
+        },
+        // deleting a refund gives its expense's budgets the refunded amount back
+        (trx, row) => alert(trx, ctx.user.id, row.id),
+      ),
+    ),
 
   uploadTransactionFiles: async (ctx: HandlerContext<'uploadTransactionFiles'>) => {
     const { db, user, services } = ctx;

@@ -121,7 +121,7 @@ interface TransferRequest {
  * wallets of the caller, a rate when currencies differ, something received) and returns what
  * to write. Overdrafts are moveBalances' to refuse.
  */
-async function planTransfer(trx: Transaction<Database>, userId: number, request: TransferRequest) {
+export async function planTransfer(trx: Transaction<Database>, userId: number, request: TransferRequest) {
   const errors: FieldErrors = {};
   const wallets = await lockWallets(trx, userId, [request.from, request.to]);
   const source = wallets.get(request.from);
@@ -197,7 +197,7 @@ function legClientIdUsed(body: { expense_transaction_client_id?: string; income_
   return validationFailed(errors);
 }
 
-function effectsOf(values: TransferValues): Effect[] {
+export function effectsOf(values: TransferValues): Effect[] {
   return [
     { walletId: values.from_wallet_id, type: 'expense', amount: values.amount },
     { walletId: values.to_wallet_id, type: 'income', amount: values.received_amount },
@@ -209,7 +209,7 @@ function effectOfLeg(leg: Leg): Effect {
 }
 
 /** The transfers with their wallets, loaded for the whole list in two queries. */
-async function attachWallets(db: Kysely<Database>, userId: number, list: TransferCore[]): Promise<TransferView[]> {
+export async function attachWallets(db: Kysely<Database>, userId: number, list: TransferCore[]): Promise<TransferView[]> {
   const ids = [...new Set(list.flatMap((t) => [t.from_wallet_id, t.to_wallet_id]))];
   if (ids.length === 0) return [];
   const [rows, totals] = await Promise.all([selectWallets(db, userId).where('wallets.id', 'in', ids).execute(), walletTotals(db, userId, ids)]);

@@ -3,13 +3,16 @@
 // description, party, group and categories; then `next_scheduled_at` advances from that
 // occurrence. Each rule is handled in its own database transaction with the rule row locked
 // (SKIP LOCKED, so two workers share the work), and the occurrence's unique key backs that
-// up: running the job twice, or on two processes, never creates an occurrence twice.
+// up: running the job twice, or on two processes, never creates an occurrence twice. A rule's
+// new expenses are checked against the user's budgets like any other write (db/budget-alerts.ts).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { withBudgetAlerts, type AlertBudgets } from '../db/budget-alerts.js';
 import type { Database } from '../db/schema.js';
 import { nextOccurrence } from '../domain/recurrence.js';
 import { createTransactionEntry } from '../handlers/shared/transaction-writes.js';
 import type { JobDefinition } from '../server/jobs.js';
+import type { AppServices } from '../server/services.js';
 
 /** At most this many missed occurrences of one rule are caught up per run. */
 const CATCH_UP_LIMIT = 400;
@@ -19,13 +22,20 @@ export const recurringTransactionsJob: JobDefinition = {
   name: 'materialise-recurring-transactions',
   cron: '* * * * *',
   async run({ db, services, log }) {
-    const created = await materialiseDueOccurrences(db, services.now(), log);
+    const created = await materialiseDueOccurrences(db, services, services.now(), log);
     if (created > 0) log.info({ created }, 'recurring transactions materialised');
   },
 };
 
-/** Creates every occurrence due at `now`; returns how many transactions were made. */
-export async function materialiseDueOccurrences(db: Kysely<Database>, now: Date, log?: FastifyBaseLogger): Promise<number> {
+/**
+ * Creates every occurrence due at `now`; returns how many transactions were made. `services`
+ * converts budget spending and nudges the delivery of the alert e-mails this raised.
+ */
+export function materialiseDueOccurrences(db: Kysely<Database>, services: AppServices, now: Date, log?: FastifyBaseLogger): Promise<number> {
+  return withBudgetAlerts(services, log, (alert) => materialiseAll(db, now, alert, log));
+}
+
+async function materialiseAll(db: Kysely<Database>, now: Date, alert: AlertBudgets, log?: FastifyBaseLogger): Promise<number> {
   let created = 0;
   let afterId = 0;
   for (;;) {
@@ -40,7 +50,7 @@ export async function materialiseDueOccurrences(db: Kysely<Database>, now: Date,
       .execute();
     for (const { id } of due) {
       try {
-        created += await materialiseRule(db, id, now);
+        created += await materialiseRule(db, id, now, alert);
       } catch (error) {
         // One broken rule must not stop the others; it is retried on the next run.
         log?.error({ err: error, ruleId: id }, 'materialising a recurring transaction failed');
@@ -51,7 +61,7 @@ export async function materialiseDueOccurrences(db: Kysely<Database>, now: Date,
   }
 }
 
-async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date): Promise<number> {
+async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date, alert: AlertBudgets): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const rule = await trx
       .selectFrom('recurring_rules')
@@ -79,8 +89,9 @@ async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date):
     const endsAt = rule.recurrence_ends_at;
     let at = rule.next_scheduled_at;
     let made = 0;
+    let lastMade: number | undefined;
     while (at <= now && (!endsAt || at <= endsAt) && made < CATCH_UP_LIMIT) {
-      await createTransactionEntry(
+      lastMade = await createTransactionEntry(
         trx,
         rule.user_id,
         {
@@ -101,6 +112,8 @@ async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date):
       at = nextOccurrence(schedule, at);
     }
     await trx.updateTable('recurring_rules').set({ next_scheduled_at: at, updated_at: now }).where('id', '=', rule.id).execute();
+    // the occurrences share the template's wallet, group and categories: one check covers them all
+    if (lastMade !== undefined) await alert(trx, rule.user_id, lastMade);
     return made;
   });
 }

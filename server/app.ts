@@ -21,6 +21,7 @@ import { LocalFileStorage } from './storage.js';
 import { AssetPriceService, CoinGeckoClient } from './asset-prices.js';
 import { ratesProviderFor } from './rate-providers.js';
 import { createRateService } from './rates.js';
+import { registerPublicMedia } from './public-media.js';
 import { registerOperationRoutes } from './routes.js';
 import { AttachableJobQueue, type AppServices } from './services.js';
 
@@ -121,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.onResponseChecked) reportContract(app, contract, options.onResponseChecked);
 
   await registerDocs(app, contract);
+  registerPublicMedia(app, services.storage);
   registerOperationRoutes(app, {
     db: database.db,
     contract,

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
 
 export interface Config {
   port: number;
@@ -37,6 +38,24 @@ export interface Config {
   ratesTtlSeconds: number;
   /** Base URL of the CoinGecko-compatible asset price API (ASSET_PRICES_URL). */
   assetPricesUrl: string;
+  /** SMTP server for outgoing mail (SMTP_URL, smtp:// or smtps://); unset writes .eml files to DATA_DIR/outbox. */
+  smtpUrl: string | undefined;
+  /** Sender of outgoing mail (MAIL_FROM), an address with an optional display name. */
+  mailFrom: string;
+  /** Social login providers by driver (OAUTH_<DRIVER>_*, FIREBASE_PROJECT_ID); only those with usable settings. */
+  oauthProviders: Record<string, OAuthProvider>;
+  /** OpenAI-compatible chat-completions endpoint of the assistant (LLM_BASE_URL, e.g. https://api.openai.com/v1); unset: no language model. */
+  llmBaseUrl: string | undefined;
+  /** Bearer key sent to the language model (LLM_API_KEY). */
+  llmApiKey: string | undefined;
+  /** Model name sent to the language model (LLM_MODEL, default gpt-4o-mini). */
+  llmModel: string;
+  /** Seconds one language-model call may take before the reply fails (LLM_TIMEOUT, default 60). */
+  llmTimeoutSeconds: number;
+  /** Document processor for PDF and image imports (DOCUMENT_PROCESSOR_URL); unset refuses them. */
+  documentProcessorUrl: string | undefined;
+  /** Bearer token sent to the document processor (DOCUMENT_PROCESSOR_KEY). */
+  documentProcessorKey: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -81,10 +100,25 @@ export function loadConfig(env: Env = process.env): Config {
   const assetPricesUrl = (env.ASSET_PRICES_URL || 'https://api.coingecko.com/api/v3').trim();
   if (!/^https?:\/\//.test(assetPricesUrl)) problems.push('ASSET_PRICES_URL must be an http(s) URL');
 
+  const smtpUrl = env.SMTP_URL?.trim() || undefined;
+  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl)) problems.push('SMTP_URL must look like smtp://user:pass@host:port or smtps://...');
+  const mailFrom = (env.MAIL_FROM || 'Finance <no-reply@localhost>').trim();
+  if (!/^(?:[^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
+    problems.push('MAIL_FROM must be an address, optionally with a name: "Finance <no-reply@example.com>"');
+  }
+
+  const llmBaseUrl = env.LLM_BASE_URL?.trim() || undefined;
+  if (llmBaseUrl && !/^https?:\/\//.test(llmBaseUrl)) problems.push('LLM_BASE_URL must be an http(s) URL');
+
+  const documentProcessorUrl = env.DOCUMENT_PROCESSOR_URL?.trim() || undefined;
+  if (documentProcessorUrl && !/^https?:\/\//.test(documentProcessorUrl)) problems.push('DOCUMENT_PROCESSOR_URL must be an http(s) URL');
+
   const port = int('PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const origins = (env.CORS_ORIGINS ?? '*').trim();
+  const publicUrl = (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
+  const oauthProviders = oauthProvidersFrom(env, publicUrl, problems);
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
 
@@ -102,12 +136,21 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()).filter(Boolean),
     redisUrl,
     trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
-    publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
+    publicUrl,
     runJobs: !['false', '0', 'no'].includes((env.RUN_JOBS ?? 'true').toLowerCase()),
     ratesProviderUrl: ratesProvider === 'offline' ? undefined : ratesProvider.replace(/\/+$/, ''),
     ratesProviderKey: env.RATES_PROVIDER_KEY || undefined,
     ratesTtlSeconds: ratesTtlSeconds!,
     assetPricesUrl: assetPricesUrl.replace(/\/+$/, ''),
+    oauthProviders,
+    smtpUrl,
+    mailFrom,
+    llmBaseUrl: llmBaseUrl?.replace(/\/+$/, ''),
+    llmApiKey: env.LLM_API_KEY || undefined,
+    llmModel: (env.LLM_MODEL || 'gpt-4o-mini').trim(),
+    llmTimeoutSeconds: int('LLM_TIMEOUT', 60, 1, 600),
+    documentProcessorUrl,
+    documentProcessorKey: env.DOCUMENT_PROCESSOR_KEY || undefined,
   };
 }
 

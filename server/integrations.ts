@@ -90,10 +90,11 @@ export function builtInIntegrations(): IntegrationRegistry {
       key: 'email',
       name: 'E-mail',
       category: 'messaging',
-      description: 'Delivers verification codes, password resets and notifications by e-mail.',
+      description: 'Delivers verification codes, password resets and notifications by e-mail: over SMTP, or as .eml files in the data folder.',
       icon: null,
       featureKey: null,
-      isConfigured: NOT_IN_THIS_BUILD,
+      // Like the rates table, the outbox default works offline: mail is always delivered somewhere.
+      isConfigured: () => true,
       ui: null,
     })
     .register({
@@ -103,7 +104,7 @@ export function builtInIntegrations(): IntegrationRegistry {
       description: 'Answers assistant chats through an OpenAI-compatible endpoint.',
       icon: null,
       featureKey: null,
-      isConfigured: NOT_IN_THIS_BUILD,
+      isConfigured: (config) => config.llmBaseUrl !== undefined,
       ui: card('Assistant', 'Ask questions about your finances in plain language.'),
     })
     .register({
@@ -113,7 +114,7 @@ export function builtInIntegrations(): IntegrationRegistry {
       description: 'Reads PDF and image statements for imports.',
       icon: null,
       featureKey: null,
-      isConfigured: NOT_IN_THIS_BUILD,
+      isConfigured: (config) => config.documentProcessorUrl !== undefined,
       ui: card('Statement import', 'Import transactions from PDF or scanned statements.'),
     })
     .register({
@@ -123,7 +124,8 @@ export function builtInIntegrations(): IntegrationRegistry {
       description: 'Sign-in with OAuth 2 / OpenID Connect providers.',
       icon: null,
       featureKey: null,
-      isConfigured: NOT_IN_THIS_BUILD,
+      // configured as soon as one provider has usable settings (OAUTH_<DRIVER>_*)
+      isConfigured: (config) => Object.keys(config.oauthProviders).length > 0,
       ui: null,
     });
 }

@@ -44,10 +44,12 @@ export async function readMultipart(
     for (const part of Array.isArray(value) ? value : [value]) {
       if (part.type === 'file') {
         (files[name] ??= []).push({ field: name, filename: part.filename, declaredType: part.mimetype, data: await part.toBuffer() });
-        // The file's name stands in the body, so required file fields and item limits validate.
-        const schema = resolve(properties[rawName] ?? properties[name]);
-        if (schema?.type === 'array' || rawName.endsWith('[]')) ((body[rawName] ??= []) as unknown[]).push(part.filename);
-        else body[rawName] = part.filename;
+        // The file's name stands in the body, so required file fields and item limits validate;
+        // it goes under the spelling the schema uses (`files` or `files[]`).
+        const key = rawName in properties || !(name in properties) ? rawName : name;
+        const schema = resolve(properties[key]);
+        if (schema?.type === 'array' || rawName.endsWith('[]')) ((body[key] ??= []) as unknown[]).push(part.filename);
+        else body[key] = part.filename;
         continue;
       }
       // Forms name list parts `key[]`; the schema may use either spelling.

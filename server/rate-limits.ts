@@ -16,8 +16,10 @@ export interface RateLimits {
 const MINUTE = 60_000;
 
 function emailOf(request: FastifyRequest): string | undefined {
-  const body = request.body as { email?: unknown } | undefined;
-  return typeof body?.email === 'string' ? body.email.trim().toLowerCase() : undefined;
+  const body = request.body as { email?: unknown; contact?: unknown } | undefined;
+  // the verification-code routes name the address (or phone) `contact`: limited per contact
+  const address = body?.email ?? body?.contact;
+  return typeof address === 'string' ? address.trim().toLowerCase() : undefined;
 }
 
 export async function setupRateLimits(app: FastifyInstance, config: Config): Promise<RateLimits> {

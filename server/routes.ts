@@ -8,7 +8,7 @@ import type { Database } from '../db/schema.js';
 import type { TokenService } from './auth.js';
 import type { Contract } from './contract.js';
 import { isRaw, successBody, type Result } from './envelope.js';
-import { notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
+import { forbidden, notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
 import { readMultipart, type UploadedFiles } from './multipart.js';
 import type { AuthUser, Handlers } from './handler-types.js';
 import type { RateLimits } from './rate-limits.js';
@@ -39,7 +39,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): 
       method: operation.method,
       url: operation.route,
       config: { operationId: operation.operationId },
-      onRequest: operation.public ? undefined : authenticate(deps),
+      onRequest: operation.public ? undefined : authenticate(deps, operation.tag === ADMIN_TAG),
       preHandler: deps.rateLimits.forOperation(operation) as preHandlerHookHandler[],
       handler: (request, reply) => runOperation(operation, deps, request, reply),
     });
@@ -47,9 +47,14 @@ export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): 
   registerWrongMethodRoutes(app);
 }
 
-function authenticate(deps: RouteDeps) {
+/** Operations of this tag are for accounts with the admin role only. */
+const ADMIN_TAG = 'Admin';
+
+function authenticate(deps: RouteDeps, adminOnly: boolean) {
   return async (request: FastifyRequest) => {
     request.user = await deps.tokens.authenticate(deps.db, request.headers.authorization, deps.services.now());
+    // Checked once here, before the body is read: 401 first, then 403 for any other account.
+    if (adminOnly && request.user.role !== 'admin') throw forbidden('Forbidden. You do not have the required role.');
   };
 }
 

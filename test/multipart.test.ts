@@ -36,7 +36,7 @@ t.test('fields are typed by the schema, files are set aside', async (t) => {
     is_recurring: false,
     description: '',
     categories: [3, 4],
-    'files[]': ['r.png'],
+    files: ['r.png'],
     walletClientId: 'ignored-but-kept',
   });
   t.equal(files.files.length, 1);
@@ -48,6 +48,15 @@ t.test('list parts named key[] in the schema are typed too', async (t) => {
   const formSchema = { type: 'object', properties: { 'categories[]': { type: 'array', items: { type: 'integer' } } } };
   const { body } = await readMultipart({ 'categories[]': [field('categories[]', '5'), field('categories[]', '6')] }, formSchema, (s) => s);
   t.same(body, { categories: [5, 6] });
+});
+
+t.test('file parts go under the spelling the schema uses', async (t) => {
+  const png = Buffer.from('89504e470d0a1a0a', 'hex');
+  const part = (fieldname: string) => ({ type: 'file' as const, fieldname, filename: 'r.png', mimetype: 'image/png', toBuffer: async () => png });
+  const bracketSchema = { type: 'object', properties: { 'files[]': { type: 'array', items: { type: 'string' } } } };
+  t.same((await readMultipart({ 'files[]': part('files[]') }, bracketSchema, (s) => s)).body, { 'files[]': ['r.png'] });
+  t.same((await readMultipart({ 'files[]': part('files[]') }, schema, (s) => s)).body, { files: ['r.png'] }, 'files[] sent, schema says files');
+  t.same((await readMultipart({ files: part('files') }, schema, (s) => s)).body, { files: ['r.png'] });
 });
 
 t.test('values that do not fit their type are left for validation to reject', async (t) => {

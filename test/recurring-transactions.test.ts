@@ -32,7 +32,7 @@ t.test('each due occurrence becomes one transaction dated on it; reruns create n
   t.equal(await balanceOf(wallet), '87.5000');
 
   clock = new Date('2026-01-04T12:00:00Z');
-  t.equal(await materialiseDueOccurrences(api.db, clock), 3, 'Jan 2, 3 and 4 were missed and are caught up');
+  t.equal(await materialiseDueOccurrences(api.db, api.app.services, clock), 3, 'Jan 2, 3 and 4 were missed and are caught up');
   const made = await occurrencesOf(template.id);
   t.same(made.map((row) => row.datetime.toISOString()), ['2026-01-02T09:00:00.000Z', '2026-01-03T09:00:00.000Z', '2026-01-04T09:00:00.000Z']);
   t.ok(made.every((row) => row.amount === '12.5000' && row.type === 'expense' && row.description === 'Coffee' && row.wallet_id === wallet));
@@ -42,7 +42,7 @@ t.test('each due occurrence becomes one transaction dated on it; reruns create n
   const rule = await api.db.selectFrom('recurring_rules').selectAll().where('transaction_id', '=', template.id).executeTakeFirstOrThrow();
   t.equal(rule.next_scheduled_at.toISOString(), '2026-01-05T09:00:00.000Z', 'advanced from the last occurrence');
 
-  t.equal(await materialiseDueOccurrences(api.db, clock), 0, 'a second run at the same time creates nothing');
+  t.equal(await materialiseDueOccurrences(api.db, api.app.services, clock), 0, 'a second run at the same time creates nothing');
   t.equal((await occurrencesOf(template.id)).length, 3);
 
   const listed = await api.request('GET', '/api/v1/transactions?limit=100', { token: owner.token });
@@ -55,7 +55,7 @@ t.test('two workers running at once create each occurrence exactly once', async 
   const templates = await Promise.all([1, 2, 3].map(() => recurringExpense(wallet, { datetime: '2026-02-01T09:00:00Z' })));
   clock = new Date('2026-02-11T10:00:00Z');
   // Rules of the other tests are due too; only this test's templates are counted.
-  await Promise.all([materialiseDueOccurrences(api.db, clock), materialiseDueOccurrences(api.db, clock)]);
+  await Promise.all([materialiseDueOccurrences(api.db, api.app.services, clock), materialiseDueOccurrences(api.db, api.app.services, clock)]);
   for (const template of templates) {
     const made = await occurrencesOf(template.id);
     t.equal(made.length, 10, '10 days, each once');
@@ -71,10 +71,10 @@ t.test('an end date stops the rule; a deleted template stops it too', async (t) 
   const deleted = await recurringExpense(wallet, { datetime: '2026-03-01T09:00:00Z' });
   t.equal((await api.request('DELETE', `/api/v1/transactions/${deleted.id}`, { token: owner.token })).status, 200);
   clock = new Date('2026-03-10T10:00:00Z');
-  await materialiseDueOccurrences(api.db, clock);
+  await materialiseDueOccurrences(api.db, api.app.services, clock);
   t.same((await occurrencesOf(ending.id)).map((r) => r.datetime.toISOString()), ['2026-03-02T09:00:00.000Z', '2026-03-03T09:00:00.000Z']);
   t.equal((await occurrencesOf(deleted.id)).length, 0);
-  await materialiseDueOccurrences(api.db, new Date('2026-04-01T00:00:00Z'));
+  await materialiseDueOccurrences(api.db, api.app.services, new Date('2026-04-01T00:00:00Z'));
   t.equal((await occurrencesOf(ending.id)).length, 2, 'nothing more after the end, ever');
 });
 
@@ -83,7 +83,7 @@ t.test('a scheduled expense is recorded even when it overdraws the wallet', asyn
   const wallet = await fx.wallet(owner.user.id, { balance: '20' });
   const template = await recurringExpense(wallet, { datetime: '2026-05-01T09:00:00Z' });
   clock = new Date('2026-05-03T10:00:00Z');
-  await materialiseDueOccurrences(api.db, clock);
+  await materialiseDueOccurrences(api.db, api.app.services, clock);
   t.equal(await balanceOf(wallet), '-17.5000', 'what happened is recorded; an interactive write would have been refused');
   t.equal((await occurrencesOf(template.id)).length, 2);
 });

@@ -13,6 +13,9 @@ import * as m005 from './005_imports.js';
 import * as m006 from './006_assistant.js';
 import * as m007 from './007_market.js';
 import * as m008 from './008_mail.js';
+import * as m009 from './009_oauth_states.js';
+import * as m010 from './010_engagement_sends.js';
+import * as m011 from './011_import_suggestion_matches.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -23,4 +26,7 @@ export const migrations: Record<string, Migration> = {
   '006_assistant': m006,
   '007_market': m007,
   '008_mail': m008,
+  '009_oauth_states': m009,
+  '010_engagement_sends': m010,
+  '011_import_suggestion_matches': m011,
 };

@@ -132,13 +132,21 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
       return ok(config.view((await load(db, user.id, row.id))!), `${label} updated successfully`);
     },
 
-    /** Soft-deletes a live record; `before` undoes what the record's existence did (balances...). */
-    async remove(ctx: Ctx & { params: { id: number } }, before?: (trx: Transaction<Database>, row: Row) => Promise<void>) {
+    /**
+     * Soft-deletes a live record; `before` undoes what the record's existence did (balances...),
+     * `after` reacts to its absence (budget alerts), both in the delete's database transaction.
+     */
+    async remove(
+      ctx: Ctx & { params: { id: number } },
+      before?: (trx: Transaction<Database>, row: Row) => Promise<void>,
+      after?: (trx: Transaction<Database>, row: Row) => Promise<void>,
+    ) {
       const { user, db } = ctx;
       const row = await liveOr404(db, user.id, ctx.params.id);
       await db.transaction().execute(async (trx) => {
         await before?.(trx, row);
         await softDelete(trx, table, user.id, row.id, ctx.services.now());
+        await after?.(trx, row);
       });
       return done(`${label} deleted successfully`);
     },

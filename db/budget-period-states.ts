@@ -1,0 +1,65 @@
+// Closing a budget window: the snapshot of its progress (net_spent, rollover_in, rollover_out)
+// stored in budget_period_states, one row per budget and window, so closing again updates that
+// row. The next window reads its rollover_in from it (db/budget-spending.ts, rolloverInFor).
+// Used by close-period and by the job that closes every ended window (jobs/close-budget-periods).
+import type { Kysely } from 'kysely';
+import type { BudgetWindow } from '../domain/budget-periods.js';
+import { rolloverOut } from '../domain/budget-progress.js';
+import { moneyFromInput } from '../domain/money.js';
+import type { AppServices } from '../server/services.js';
+import { progressInWindow, type BudgetRef } from './budget-spending.js';
+import type { Database } from './schema.js';
+import { selectSynced, type SyncedRow } from './sync.js';
+
+export type PeriodStateRow = SyncedRow<'budget_period_states'>;
+
+/**
+ * Writes the snapshot of `window` as of the user's local day `today` (the caller holds the
+ * budget row locked); returns the state's id.
+ */
+export async function closeWindow(
+  db: Kysely<Database>,
+  services: AppServices,
+  budget: BudgetRef,
+  window: BudgetWindow,
+  today: string,
+  now: Date,
+  timeZone?: string,
+): Promise<number> {
+  const progress = await progressInWindow(db, services, budget, window, today, timeZone);
+  const snapshot = {
+    period_end: window.end,
+    net_spent: moneyFromInput(progress.net_spent),
+    rollover_in: moneyFromInput(progress.rollover_in),
+    rollover_out: rolloverOut(progress, String(budget.amount)),
+    closed_at: now,
+    updated_at: now,
+    last_synced_at: now,
+  };
+  const row = await db
+    .insertInto('budget_period_states')
+    .values({ user_id: budget.user_id, budget_id: budget.id, period_start: window.start, created_at: now, ...snapshot })
+    .onConflict((oc) => oc.columns(['budget_id', 'period_start']).doUpdateSet(snapshot))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The user's period states of live budgets, with device columns; callers add filters. */
+export function selectPeriodStates(db: Kysely<Database>, userId: number) {
+  return selectSynced(db, 'budget_period_states', userId)
+    .innerJoin('budgets as state_budget', 'state_budget.id', 'budget_period_states.budget_id')
+    .where('state_budget.deleted_at', 'is', null);
+}
+
+/** The budget's latest closed window (by start), if any. */
+export function latestState(db: Kysely<Database>, budgetId: number) {
+  return db
+    .selectFrom('budget_period_states')
+    .select(['period_start', 'period_end', 'closed_at'])
+    .where('budget_id', '=', budgetId)
+    .where('closed_at', 'is not', null)
+    .orderBy('period_start', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

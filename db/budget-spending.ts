@@ -1,0 +1,258 @@
+// NOTE FOR B2: two refinements of the agreed API.
+// - countedTransactionsQuery is async (it loads the budget's live targets first, so the SQL
+//   carries only the filters that apply): `const query = await countedTransactionsQuery(db,
+//   budget, window)`, then page it with .limit/.offset and count with clearSelect().
+// - The budget parameter is `BudgetRef` (the columns used here); a Budget or BudgetRow fits.
+//   Every function also takes an optional `timeZone` (the user's; looked up when absent).
+//
+// Which transactions a budget counts, summed in SQL. The only place that knows the rule:
+// - counted expenses: the user's live expenses (not transfer legs) dated in the window (local
+//   days of the user's time zone, both ends inclusive), matching any live target (wallet,
+//   group, or one of the transaction's categories; each transaction once however many match),
+//   or all of them when the budget has no live target;
+// - counted refunds: the user's live incomes marked as refunds, dated in the window, whose
+//   original expense is a counted expense of the same window.
+// Sums are per wallet currency; conversion and the progress numbers are domain/budget-progress.
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { currentWindow, previousWindow, type BudgetWindow } from '../domain/budget-periods.js';
+import { computeBudgetProgress, type BudgetProgress, type CurrencySpending } from '../domain/budget-progress.js';
+import { dayIn } from '../domain/stats-periods.js';
+import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
+import type { AppServices } from '../server/services.js';
+import type { Budget, Database } from './schema.js';
+import { userTimeZone } from './transactions.js';
+
+/** The columns of a budgets row this module reads. */
+export type BudgetRef = Pick<
+  Budget,
+  'id' | 'user_id' | 'amount' | 'currency' | 'period_type' | 'start_date' | 'end_date' | 'rollover_enabled' | 'threshold_percent' | 'forecast_alerts_enabled'
+>;
+
+/** The budget's live targets by kind (deleted categories, groups and wallets are left out). */
+export interface LiveTargets {
+  categoryIds: number[];
+  groupIds: number[];
+  walletIds: number[];
+}
+
+/** The user's time zone (configuration `timezone`), UTC when unset. */
+export async function userTimeZoneOrUtc(db: Kysely<Database>, userId: number): Promise<string> {
+  return (await userTimeZone(db, userId)) ?? 'UTC';
+}
+
+/** Local "today" of the user (time zone from their settings, UTC if unset) for `now`. */
+export async function userToday(db: Kysely<Database>, userId: number, now: Date, timeZone?: string): Promise<string> {
+  return dayIn(now, timeZone ?? (await userTimeZoneOrUtc(db, userId)));
+}
+
+export async function liveTargets(db: Kysely<Database>, budget: Pick<BudgetRef, 'id' | 'user_id'>): Promise<LiveTargets> {
+  const rows = await db
+    .selectFrom('budget_targets as bt')
+    .leftJoin('categories as c', (join) => join.onRef('c.id', '=', 'bt.category_id').on('c.deleted_at', 'is', null))
+    .leftJoin('groups as g', (join) => join.onRef('g.id', '=', 'bt.group_id').on('g.deleted_at', 'is', null))
+    .leftJoin('wallets as w', (join) => join.onRef('w.id', '=', 'bt.wallet_id').on('w.deleted_at', 'is', null))
+    .select(['c.id as category_id', 'g.id as group_id', 'w.id as wallet_id'])
+    .where('bt.budget_id', '=', budget.id)
+    .where('bt.user_id', '=', budget.user_id)
+    .execute();
+  const ids = (key: 'category_id' | 'group_id' | 'wallet_id') => rows.flatMap((row) => (row[key] === null ? [] : [Number(row[key])]));
+  return { categoryIds: ids('category_id'), groupIds: ids('group_id'), walletIds: ids('wallet_id') };
+}
+
+/** What a window's SQL needs: the owner, the instants bounding the local days, the targets. */
+interface Scope {
+  userId: number;
+  from: Date;
+  before: Date;
+  targets: LiveTargets;
+}
+
+async function scopeOf(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string): Promise<Scope> {
+  const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
+  return {
+    userId: budget.user_id,
+    from: startOfDay(window.start, zone),
+    before: startOfNextDay(window.end, zone),
+    targets: await liveTargets(db, budget),
+  };
+}
+
+/** `alias` is a transaction the budget counts: a live expense in the window matching a target. */
+function countedExpense(alias: string, scope: Scope): RawBuilder<boolean> {
+  const t = sql.table(alias);
+  const { categoryIds, groupIds, walletIds } = scope.targets;
+  const matches: RawBuilder<unknown>[] = [];
+  if (walletIds.length) matches.push(sql`${t}.wallet_id = any(${walletIds}::bigint[])`);
+  if (groupIds.length) matches.push(sql`${t}.group_id = any(${groupIds}::bigint[])`);
+  if (categoryIds.length) {
+    matches.push(sql`exists (select 1 from transaction_categories tc
+      where tc.transaction_id = ${t}.id and tc.category_id = any(${categoryIds}::bigint[]))`);
+  }
+  const targetFilter = matches.length ? sql`and (${sql.join(matches, sql` or `)})` : sql``;
+  return sql<boolean>`(${t}.user_id = ${scope.userId}
+    and ${t}.type = 'expense'
+    and ${t}.deleted_at is null
+    and ${t}.transfer_id is null
+    and ${t}.datetime >= ${scope.from}
+    and ${t}.datetime < ${scope.before}
+    ${targetFilter})`;
+}
+
+/** `alias` is a live refund (an income marked as one) dated in the window; its original is `t`. */
+function refundInWindow(alias: string, scope: Scope): RawBuilder<boolean> {
+  const r = sql.table(alias);
+  return sql<boolean>`(${r}.user_id = ${scope.userId}
+    and ${r}.type = 'income'
+    and ${r}.is_refund
+    and ${r}.deleted_at is null
+    and ${r}.transfer_id is null
+    and ${r}.datetime >= ${scope.from}
+    and ${r}.datetime < ${scope.before})`;
+}
+
+/** The aggregation of a window, per wallet currency. */
+function spendingSql(scope: Scope): RawBuilder<{ currency: string; gross: string; refunds: string }> {
+  // The expense sum scans the (user_id, type, datetime) index; the refunds are looked up the
+  // other way round (the window's few refunds, then each original by primary key), so no
+  // expense id has to be read.
+  return sql<{ currency: string; gross: string; refunds: string }>`
+    select w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
+    from (
+      select t.wallet_id, sum(t.amount) as gross, 0::numeric as refunds
+      from transactions t
+      where ${countedExpense('t', scope)}
+      group by t.wallet_id
+      union all
+      select r.wallet_id, 0::numeric, sum(r.amount)
+      from transactions r
+      join transactions t on t.id = r.refund_of_transaction_id
+      where ${refundInWindow('r', scope)} and ${countedExpense('t', scope)}
+      group by r.wallet_id
+    ) s
+    join wallets w on w.id = s.wallet_id
+    group by w.currency
+    order by w.currency`;
+}
+
+/**
+ * One indexed SQL aggregation: counted expenses and refunds of counted expenses dated in the
+ * window, summed per wallet currency.
+ */
+export async function budgetSpending(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string): Promise<CurrencySpending[]> {
+  const { rows } = await spendingSql(await scopeOf(db, budget, window, timeZone)).execute(db);
+  return rows.map((row) => ({ currency: row.currency, gross: String(row.gross), refunds: String(row.refunds) }));
+}
+
+/** EXPLAIN ANALYZE of budgetSpending's query, one line per plan line (for the benchmark). */
+export async function budgetSpendingPlan(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow): Promise<string[]> {
+  const query = spendingSql(await scopeOf(db, budget, window));
+  const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) ${query}`.execute(db);
+  return rows.map((row) => row['QUERY PLAN']);
+}
+
+/**
+ * Rates into `currency` for these currencies: the user's manual rate first, then the stored
+ * rate (services.rates, the one rate lookup of the app). null where no rate is known.
+ */
+export async function ratesInto(db: Kysely<Database>, services: AppServices, userId: number, currency: string, from: string[]): Promise<Map<string, string | null>> {
+  const rates = new Map<string, string | null>();
+  for (const code of new Set(from)) {
+    if (code === currency) rates.set(code, '1');
+    else rates.set(code, (await services.rates.rate(db, userId, code, currency, services.now()))?.toFixed() ?? null);
+  }
+  return rates;
+}
+
+/**
+ * rollover_in of a window: with rollover enabled, the rollover_out of the latest closed window
+ * that ended before this one starts (the previous window, once the close job has run); else "0".
+ */
+export async function rolloverInFor(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow): Promise<string> {
+  if (!budget.rollover_enabled || previousWindow(budget, window) === null) return '0';
+  const state = await db
+    .selectFrom('budget_period_states')
+    .select('rollover_out')
+    .where('budget_id', '=', budget.id)
+    .where('user_id', '=', budget.user_id)
+    .where('period_end', '<', window.start)
+    .where('closed_at', 'is not', null)
+    .where('deleted_at', 'is', null)
+    .orderBy('period_end', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return state ? String(state.rollover_out) : '0';
+}
+
+/** The progress of an explicit window (close-period and the close job); `today` decides the projection. */
+export async function progressInWindow(
+  db: Kysely<Database>,
+  services: AppServices,
+  budget: BudgetRef,
+  window: BudgetWindow,
+  today: string,
+  timeZone?: string,
+): Promise<BudgetProgress> {
+  const [spending, rolloverIn] = await Promise.all([budgetSpending(db, budget, window, timeZone), rolloverInFor(db, budget, window)]);
+  const rates = await ratesInto(db, services, budget.user_id, budget.currency, spending.map((row) => row.currency));
+  return computeBudgetProgress({
+    budget: {
+      amount: String(budget.amount),
+      currency: budget.currency,
+      threshold_percent: budget.threshold_percent,
+      forecast_alerts_enabled: budget.forecast_alerts_enabled,
+    },
+    window,
+    today,
+    rolloverIn,
+    spending,
+    rates,
+  });
+}
+
+/** The progress of the window containing the user's local today at `now` (for responses). */
+export async function progressOfBudget(db: Kysely<Database>, services: AppServices, budget: BudgetRef, now: Date, timeZone?: string): Promise<BudgetProgress> {
+  const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
+  const today = dayIn(now, zone);
+  return progressInWindow(db, services, budget, currentWindow(budget, today), today, zone);
+}
+
+/** A row of countedTransactionsQuery. */
+export interface CountedTransaction {
+  id: number;
+  type: 'income' | 'expense';
+  amount: string;
+  currency: string;
+  datetime: Date;
+  wallet_id: number;
+}
+
+/**
+ * The counted expenses and counted refunds of a window, newest first by (datetime, id), as a
+ * Kysely query (not executed) to page and render. Columns: id, type, amount, currency (the
+ * wallet's), datetime, wallet_id; the query's tables are `transactions as t`, `wallets as w`.
+ */
+export async function countedTransactionsQuery(
+  db: Kysely<Database>,
+  budget: BudgetRef,
+  window: BudgetWindow,
+  timeZone?: string,
+): Promise<SelectQueryBuilder<any, any, CountedTransaction>> {
+  const scope = await scopeOf(db, budget, window, timeZone);
+  return db
+    .selectFrom('transactions as t')
+    .innerJoin('wallets as w', 'w.id', 't.wallet_id')
+    .select(['t.id', 't.type', 't.amount', 'w.currency', 't.datetime', 't.wallet_id'])
+    // the bounds both kinds share, so the planner scans one index range
+    .where('t.user_id', '=', scope.userId)
+    .where('t.datetime', '>=', scope.from)
+    .where('t.datetime', '<', scope.before)
+    .where(({ or }) =>
+      or([
+        countedExpense('t', scope),
+        sql<boolean>`(${refundInWindow('t', scope)} and exists (
+          select 1 from transactions o where o.id = t.refund_of_transaction_id and ${countedExpense('o', scope)}))`,
+      ]),
+    )
+    .orderBy('t.datetime', 'desc')
+    .orderBy('t.id', 'desc');
+}

@@ -1,0 +1,278 @@
+// Queries of the analyse → review → confirm pipeline: sessions and their suggestions, the
+// job's claim and stage changes, the records and transactions analysis matches against, and
+// the per-suggestion lock confirm relies on.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { ExistingTransaction, MatchedDraft, UserRecords } from '../domain/statements/matching.js';
+import { dayIn } from '../domain/stats-periods.js';
+import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
+import { pageMeta, type PageMeta } from './feed.js';
+import type { Database, DuplicateMatch, ImportDocumentType, ImportSession, ImportSessionStatus, ImportSuggestion } from './schema.js';
+
+export type ImportSessionRow = ImportSession;
+export type ImportSuggestionRow = ImportSuggestion;
+
+/** The extractor of a session (the spec's `processor`). */
+export type ImportProcessor = 'csv' | 'camt' | 'ofx' | 'document_processor';
+
+/** The stages of a running analysis; a session in one of them for this long was abandoned by a crashed worker. */
+const RUNNING: ImportSessionStatus[] = ['extracting', 'enriching', 'checking'];
+export const ABANDONED_AFTER_MS = 10 * 60_000;
+
+export async function insertSession(
+  trx: Transaction<Database>,
+  values: { userId: number; fileName: string; fileType: string; documentType: ImportDocumentType | null; processor: ImportProcessor; fileId: number; now: Date },
+): Promise<ImportSessionRow> {
+  return trx
+    .insertInto('import_sessions')
+    .values({
+      user_id: values.userId,
+      file_name: values.fileName,
+      file_type: values.fileType,
+      document_type: values.documentType,
+      processor: values.processor,
+      file_id: values.fileId,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function findSession(db: Kysely<Database>, userId: number, id: number): Promise<ImportSessionRow | undefined> {
+  return db.selectFrom('import_sessions').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** The suggestions of the sessions, by session id, in index order. */
+export async function suggestionsOf(db: Kysely<Database>, sessionIds: number[]): Promise<Map<number, ImportSuggestionRow[]>> {
+  const bySession = new Map<number, ImportSuggestionRow[]>(sessionIds.map((id) => [id, []]));
+  if (sessionIds.length === 0) return bySession;
+  const rows = await db
+    .selectFrom('import_suggestions')
+    .selectAll()
+    .where('import_session_id', 'in', sessionIds)
+    .orderBy('import_session_id')
+    .orderBy('suggestion_index')
+    .execute();
+  for (const row of rows) bySession.get(row.import_session_id)?.push(row);
+  return bySession;
+}
+
+/** A page of the user's sessions, newest first. */
+export async function sessionPage(
+  db: Kysely<Database>,
+  userId: number,
+  options: { page: number; limit: number; now: Date },
+): Promise<{ rows: ImportSessionRow[]; meta: PageMeta }> {
+  const mine = db.selectFrom('import_sessions').where('user_id', '=', userId);
+  const [rows, counted] = await Promise.all([
+    mine
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(options.limit)
+      .offset((options.page - 1) * options.limit)
+      .execute(),
+    mine.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, meta: pageMeta(rows, Number(counted.total), { ...options, order: (q) => q }) };
+}
+
+/** Deletes the session (its suggestions go with it) and its upload's row; returns the upload's storage key. */
+export async function deleteSession(trx: Transaction<Database>, session: ImportSessionRow): Promise<string | undefined> {
+  await trx.deleteFrom('import_sessions').where('id', '=', session.id).where('user_id', '=', session.user_id).execute();
+  return session.file_id === null ? undefined : releaseUploadRow(trx, session.user_id, session.file_id);
+}
+
+/** Removes the upload's files row; returns its storage key (the bytes go after commit). */
+export async function releaseUploadRow(db: Kysely<Database>, userId: number, fileId: number): Promise<string | undefined> {
+  const removed = await db.deleteFrom('files').where('id', '=', fileId).where('user_id', '=', userId).returning('path').executeTakeFirst();
+  return removed?.path;
+}
+
+// ---- the analysis job -----------------------------------------------------------------------
+
+/** Sessions the job should (re)start: queued ones, and running ones abandoned by a crashed worker. */
+export async function sessionsToAnalyse(db: Kysely<Database>, now: Date, limit = 50): Promise<number[]> {
+  const rows = await db
+    .selectFrom('import_sessions')
+    .select('id')
+    .where((eb) =>
+      eb.or([eb('status', '=', 'analyzing'), eb.and([eb('status', 'in', RUNNING), eb('updated_at', '<', new Date(now.getTime() - ABANDONED_AFTER_MS))])]),
+    )
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Claims a session for analysis (status → extracting) unless another worker holds it or it
+ * is not waiting; returns it with its upload, or undefined.
+ */
+export async function claimSession(
+  db: Kysely<Database>,
+  id: number,
+  now: Date,
+): Promise<{ session: ImportSessionRow; upload: { path: string; mime_type: string; original_name: string | null } | undefined } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const session = await trx
+      .selectFrom('import_sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .where((eb) =>
+        eb.or([eb('status', '=', 'analyzing'), eb.and([eb('status', 'in', RUNNING), eb('updated_at', '<', new Date(now.getTime() - ABANDONED_AFTER_MS))])]),
+      )
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
+    if (!session) return undefined;
+    await trx.updateTable('import_sessions').set({ status: 'extracting', updated_at: now }).where('id', '=', id).execute();
+    const upload =
+      session.file_id === null
+        ? undefined
+        : await trx.selectFrom('files').select(['path', 'mime_type', 'original_name']).where('id', '=', session.file_id).executeTakeFirst();
+    return { session: { ...session, status: 'extracting' }, upload };
+  });
+}
+
+/** Moves a running analysis to its next stage; false when the session is gone or no longer at `from`. */
+export async function advanceSession(db: Kysely<Database>, id: number, from: ImportSessionStatus, to: ImportSessionStatus, now: Date): Promise<boolean> {
+  const result = await db.updateTable('import_sessions').set({ status: to, updated_at: now }).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Ends a running analysis as failed, with the reason. */
+export async function failSession(db: Kysely<Database>, id: number, error: string, now: Date): Promise<void> {
+  await db
+    .updateTable('import_sessions')
+    .set({ status: 'failed', error, metadata: JSON.stringify({ error }), updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['analyzing', ...RUNNING])
+    .execute();
+}
+
+/** Stores the suggestions and makes the session ready, if it is still being checked. */
+export async function finishSession(db: Kysely<Database>, session: ImportSessionRow, suggestions: Array<MatchedDraft & { duplicate: DuplicateMatch | null }>, now: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('import_sessions').select('status').where('id', '=', session.id).forUpdate().executeTakeFirst();
+    if (current?.status !== 'checking') return false; // deleted, or finished by another worker
+    await trx.deleteFrom('import_suggestions').where('import_session_id', '=', session.id).execute();
+    for (let start = 0; start < suggestions.length; start += 500) {
+      await trx
+        .insertInto('import_suggestions')
+        .values(
+          suggestions.slice(start, start + 500).map((s, offset) => ({
+            user_id: session.user_id,
+            import_session_id: session.id,
+            suggestion_index: start + offset,
+            amount: s.amount,
+            currency: s.currency,
+            type: s.type,
+            party: s.party,
+            wallet: s.wallet,
+            category: s.category,
+            description: s.description,
+            date: s.date,
+            confidence: String(s.confidence),
+            document_type: s.source,
+            fee: s.fee,
+            tax: s.tax,
+            account: s.account,
+            reference: s.reference,
+            duplicate: s.duplicate === null ? null : JSON.stringify(s.duplicate),
+            wallet_id: s.walletId,
+            party_id: s.partyId,
+            category_id: s.categoryId,
+            warnings: JSON.stringify(s.warnings),
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .execute();
+    }
+    const duplicates = suggestions.filter((s) => s.duplicate !== null).length;
+    await trx
+      .updateTable('import_sessions')
+      .set({ status: 'ready', error: null, metadata: JSON.stringify({ total_suggestions: suggestions.length, duplicates_found: duplicates }), updated_at: now })
+      .where('id', '=', session.id)
+      .execute();
+    return true;
+  });
+}
+
+/** The user's live wallets, parties and categories, for matching names. */
+export async function recordsOf(db: Kysely<Database>, userId: number): Promise<UserRecords> {
+  const [wallets, parties, categories] = await Promise.all([
+    db.selectFrom('wallets').select(['id', 'name', 'currency', 'description']).where('user_id', '=', userId).where('deleted_at', 'is', null).orderBy('id').execute(),
+    db.selectFrom('parties').select(['id', 'name']).where('user_id', '=', userId).where('deleted_at', 'is', null).orderBy('id').execute(),
+    db.selectFrom('categories').select(['id', 'name', 'type']).where('user_id', '=', userId).where('deleted_at', 'is', null).orderBy('id').execute(),
+  ]);
+  return { wallets, parties, categories };
+}
+
+/** The user's live transactions on the days from..to (in `timeZone`), with their local day. */
+export async function transactionsOnDays(db: Kysely<Database>, userId: number, from: string, to: string, timeZone: string): Promise<ExistingTransaction[]> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select(['id', 'wallet_id', 'type', 'amount', 'description', 'datetime'])
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .where('datetime', '>=', startOfDay(from, timeZone))
+    .where('datetime', '<', startOfNextDay(to, timeZone))
+    .orderBy('datetime')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    walletId: row.wallet_id,
+    type: row.type,
+    amount: row.amount,
+    description: row.description,
+    date: dayIn(row.datetime, timeZone),
+  }));
+}
+
+// ---- confirm --------------------------------------------------------------------------------
+
+/** The suggestion, locked for this confirm: a second confirm of it waits, then sees it imported. */
+export function lockSuggestion(trx: Transaction<Database>, sessionId: number, index: number): Promise<ImportSuggestionRow | undefined> {
+  return trx
+    .selectFrom('import_suggestions')
+    .selectAll()
+    .where('import_session_id', '=', sessionId)
+    .where('suggestion_index', '=', index)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function markSuggestionImported(
+  trx: Transaction<Database>,
+  id: number,
+  created: { transactionId: number; feeTransactionId: number | null },
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable('import_suggestions')
+    .set({ status: 'confirmed', transaction_id: created.transactionId, fee_transaction_id: created.feeTransactionId, error: null, confirmed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records why the last confirm of a suggestion failed (never over an imported one). */
+export async function markSuggestionFailed(db: Kysely<Database>, sessionId: number, index: number, error: string, now: Date): Promise<void> {
+  await db
+    .updateTable('import_suggestions')
+    .set({ status: 'failed', error, updated_at: now })
+    .where('import_session_id', '=', sessionId)
+    .where('suggestion_index', '=', index)
+    .where('status', '!=', 'confirmed')
+    .execute();
+}
+
+/** A confirm created transactions: the session is confirmed (the first time keeps its time). */
+export async function markSessionConfirmed(db: Kysely<Database>, sessionId: number, now: Date): Promise<void> {
+  await db
+    .updateTable('import_sessions')
+    .set({ status: 'confirmed', confirmed_at: sql<Date>`coalesce(confirmed_at, ${now})`, updated_at: now })
+    .where('id', '=', sessionId)
+    .execute();
+}

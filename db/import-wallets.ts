@@ -1,0 +1,58 @@
+// The wallet an imported row names: found by exact name (and currency), created in a currency,
+// or the user's default wallet when the row names none. Inside the caller's transaction.
+import type { Kysely, Transaction } from 'kysely';
+import { parseClientId } from '../domain/client-id.js';
+import type { Database } from './schema.js';
+import { settingOf } from './settings.js';
+import { uniqueSlug } from './slugs.js';
+
+export interface NamedWallet {
+  id: number;
+  name: string;
+  currency: string;
+}
+
+/** The user's live wallet with exactly this name (and this currency when given), oldest first. */
+export async function findWalletByName(db: Kysely<Database>, userId: number, name: string, currency?: string | null): Promise<NamedWallet | undefined> {
+  return db
+    .selectFrom('wallets')
+    .select(['id', 'name', 'currency'])
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .where('name', '=', name)
+    .$if(!!currency, (q) => q.where('currency', '=', currency!))
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+/** A new cash wallet with a zero balance (an import never invents an opening balance). */
+export async function createNamedWallet(trx: Transaction<Database>, userId: number, name: string, currency: string, now: Date): Promise<NamedWallet> {
+  return trx
+    .insertInto('wallets')
+    .values({ user_id: userId, name, slug: await uniqueSlug(trx, 'wallets', userId, name), type: 'cash', currency, created_at: now, updated_at: now, last_synced_at: now })
+    .returning(['id', 'name', 'currency'])
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The live wallet the `default-wallet` configuration names: a client id (as registration
+ * writes it) or a wallet id as a string (as the mobile app's onboarding writes it).
+ */
+export async function defaultWallet(db: Kysely<Database>, userId: number): Promise<NamedWallet | undefined> {
+  const value = await settingOf(db, userId, 'default-wallet');
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (text === '') return undefined;
+  const live = db
+    .selectFrom('wallets')
+    .select(['wallets.id', 'wallets.name', 'wallets.currency'])
+    .where('wallets.user_id', '=', userId)
+    .where('wallets.deleted_at', 'is', null);
+  if (/^\d+$/.test(text)) return live.where('wallets.id', '=', Number(text)).executeTakeFirst();
+  const clientId = parseClientId(text);
+  if (!clientId) return undefined;
+  return live
+    .innerJoin('devices', 'devices.id', 'wallets.device_id')
+    .where('wallets.client_generated_id', '=', clientId.recordUuid)
+    .where('devices.token', '=', clientId.deviceToken)
+    .executeTakeFirst();
+}

@@ -1,0 +1,62 @@
+// What every native statement parser produces: the statement's account and currency, and one
+// line per booked entry with a signed exact amount (negative = money out). Pure: no I/O here.
+import { Decimal } from '../money.js';
+
+export interface StatementLine {
+  /** Booking date, YYYY-MM-DD; null when the entry has none that can be read. */
+  date: string | null;
+  /** Signed exact decimal string: negative for money out. */
+  amount: string;
+  /** ISO 4217 code of the entry (or of the statement). */
+  currency: string | null;
+  description: string | null;
+  /** Who paid or was paid. */
+  counterparty: string | null;
+  /** The bank's reference of the entry. */
+  reference: string | null;
+}
+
+export interface Statement {
+  /** The statement's own account (IBAN or account id), when given. */
+  account: string | null;
+  currency: string | null;
+  lines: StatementLine[];
+}
+
+/** A document the parser cannot read; the message says why, as a sentence. */
+export class StatementError extends Error {
+  override name = 'StatementError';
+}
+
+/** An amount as written in a statement ("12.50", "-3,20", "+1000") as a decimal string, or undefined. */
+export function statementAmount(raw: string | undefined): Decimal | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.trim().replace(/\s/g, '');
+  // OFX allows a decimal comma; statements never group thousands in this field.
+  const normalised = /^[+-]?\d+,\d+$/.test(text) ? text.replace(',', '.') : text;
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(normalised)) return undefined;
+  return new Decimal(normalised);
+}
+
+/** YYYY-MM-DD when the calendar has that day, else null. */
+export function calendarDay(year: string, month: string, day: string): string | null {
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  const iso = date.toISOString().slice(0, 10);
+  return iso === `${year}-${month}-${day}` ? iso : null;
+}
+
+/** Trimmed text with inner whitespace collapsed, or null when empty. */
+export function cleanText(value: string | undefined | null): string | null {
+  const text = value?.replace(/\s+/g, ' ').trim();
+  return text ? text : null;
+}
+
+export type StatementFormat = 'camt' | 'ofx';
+
+/** camt or ofx when the text is such a statement (whatever the file is called), else undefined. */
+export function detectStatementFormat(text: string): StatementFormat | undefined {
+  const head = text.slice(0, 4096).replace(/^\uFEFF/, '').trimStart();
+  if (/^OFXHEADER\s*:/i.test(head) || /<\?OFX\b/i.test(head) || /<OFX>/i.test(head)) return 'ofx';
+  if (head.startsWith('<') && (/camt\.053/i.test(head) || /<(\w+:)?BkToCstmrStmt\b/.test(head))) return 'camt';
+  return undefined;
+}

@@ -1,0 +1,44 @@
+// Closed budget windows: close-period (a rollover budget's current window, as of now) and the
+// read-only feed of period states. The scheduled closing of ended windows is
+// jobs/close-budget-periods.ts; both write through db/budget-period-states.ts.
+import { closeWindow, selectPeriodStates } from '../db/budget-period-states.js';
+import { userToday } from '../db/budget-spending.js';
+import { lockLiveBudget } from '../db/budgets.js';
+import { feedPage } from '../db/feed.js';
+import { currentWindow } from '../domain/budget-periods.js';
+import { ok } from '../server/envelope.js';
+import { invalidField, notFound } from '../server/errors.js';
+import type { HandlerContext, Handlers } from '../server/handler-types.js';
+import { feedOptions, ownedOr404 } from './shared/records.js';
+import { toBudgetPeriodState } from './views/budget.js';
+
+const rolloverDisabled = () => invalidField('rollover_enabled', 'Rollover is not enabled for this budget.');
+
+export const budgetPeriodHandlers = {
+  closeBudgetPeriod: async (ctx: HandlerContext<'closeBudgetPeriod'>) => {
+    const { db, user, services } = ctx;
+    const found = await ownedOr404(db, 'budgets', user.id, ctx.params.id, 'Budget');
+    if (!found.rollover_enabled) throw rolloverDisabled();
+    const now = services.now();
+    const stateId = await db.transaction().execute(async (trx) => {
+      // the close job takes the same lock, so a window is never closed twice at once
+      const budget = await lockLiveBudget(trx, user.id, found.id);
+      if (!budget) throw notFound('Budget');
+      if (!budget.rollover_enabled) throw rolloverDisabled();
+      const today = await userToday(trx, user.id, now);
+      return closeWindow(trx, services, budget, currentWindow(budget, today), today, now);
+    });
+    const state = await selectPeriodStates(db, user.id).where('budget_period_states.id', '=', stateId).executeTakeFirstOrThrow();
+    return ok(toBudgetPeriodState(state), 'Budget period closed');
+  },
+
+  // Ordered by (updated_at, id) with or without synced_since, so clients page it like a feed.
+  listBudgetPeriodStates: async (ctx: HandlerContext<'listBudgetPeriodStates'>) => {
+    const { db, user, query, services } = ctx;
+    const budgetId = query.budget_id;
+    const states = selectPeriodStates(db, user.id).$if(budgetId !== undefined, (q) => q.where('budget_period_states.budget_id', '=', budgetId!));
+    const order = (q: any) => q.orderBy('budget_period_states.updated_at').orderBy('budget_period_states.id');
+    const page = await feedPage(states, 'budget_period_states', feedOptions(query, services.now(), order));
+    return ok({ ...page.meta, data: page.rows.map(toBudgetPeriodState) });
+  },
+} satisfies Partial<Handlers>;

@@ -1,0 +1,160 @@
+// Confirming reviewed import suggestions: each accepted suggestion becomes a transaction
+// (plus a fee expense when it has a fee) through the one money path, in its own database
+// transaction, with the suggestion row locked. A suggestion already imported answers
+// `already_imported` with its transaction and writes nothing: confirming twice, or two
+// confirms at once, never creates a transaction twice.
+import type { Kysely, Transaction } from 'kysely';
+import type { AlertBudgets } from '../../db/budget-alerts.js';
+import { lockSuggestion, markSuggestionFailed, markSuggestionImported, type ImportSessionRow, type ImportSuggestionRow } from '../../db/import-sessions.js';
+import { findOrCreateCategoryByName } from '../../db/category-names.js';
+import { findOrCreateParty } from '../../db/import-record-names.js';
+import { createNamedWallet, findWalletByName } from '../../db/import-wallets.js';
+import type { Database } from '../../db/schema.js';
+import { findLive, missingLiveIds, type SyncedTable } from '../../db/sync.js';
+import { Decimal, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
+import { startOfDay } from '../../domain/time-zone.js';
+import type { components } from '../../generated/api.js';
+import { HttpError, validationFailed, type FieldErrors } from '../../server/errors.js';
+import { createTransactionEntry } from './transaction-writes.js';
+
+export type ConfirmRequest = components['schemas']['ImportConfirmRequest'];
+export type ConfirmItem = components['schemas']['ImportConfirmItem'];
+export type ItemOutcome = components['schemas']['ImportConfirmItemOutcome'];
+
+/** A reason this one suggestion cannot be imported; its database transaction rolls back. */
+class ItemFailure extends Error {}
+
+const REFERENCES: Array<{ field: 'wallet_id' | 'party_id' | 'category_id'; table: SyncedTable; what: string }> = [
+  { field: 'wallet_id', table: 'wallets', what: 'wallet' },
+  { field: 'party_id', table: 'parties', what: 'party' },
+  { field: 'category_id', table: 'categories', what: 'category' },
+];
+
+/**
+ * The request as a whole (422, nothing imported): an index repeated, an amount with more
+ * than 4 decimals, a referenced id that is not the caller's, or a suggestion left without a
+ * wallet while wallets may not be auto-created.
+ */
+export async function checkConfirmRequest(db: Kysely<Database>, userId: number, body: ConfirmRequest, suggestions: Map<number, ImportSuggestionRow>): Promise<void> {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const seen = new Set<number>();
+  body.accepted.forEach((item, n) => {
+    if (seen.has(item.index)) add(`accepted.${n}.index`, `The index ${item.index} appears more than once.`);
+    seen.add(item.index);
+    if (item.amount != null && hasTooManyDecimals(item.amount)) add(`accepted.${n}.amount`, 'The amount may have at most 4 decimals.');
+    if (item.fee != null && hasTooManyDecimals(item.fee)) add(`accepted.${n}.fee`, 'The fee may have at most 4 decimals.');
+    const suggestion = suggestions.get(item.index);
+    const needsWallet = suggestion !== undefined && suggestion.status !== 'confirmed' && item.wallet_id == null && suggestion.wallet_id === null;
+    if (needsWallet && !body.auto_create_wallets) add(`accepted.${n}.wallet_id`, 'A wallet must be selected or auto-created.');
+  });
+  for (const { field, table, what } of REFERENCES) {
+    const ids = body.accepted.map((item) => item[field]).filter((id): id is number => id != null);
+    const missing = new Set(await missingLiveIds(db, table, userId, ids));
+    body.accepted.forEach((item, n) => {
+      if (item[field] != null && missing.has(item[field]!)) add(`accepted.${n}.${field}`, `The selected ${what} is invalid.`);
+    });
+  }
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+export interface ConfirmContext {
+  db: Kysely<Database>;
+  userId: number;
+  session: ImportSessionRow;
+  request: ConfirmRequest;
+  timeZone: string;
+  now: Date;
+  alert: AlertBudgets;
+}
+
+/** Imports one accepted suggestion; never throws for a problem of the suggestion itself. */
+export async function confirmItem(ctx: ConfirmContext, item: ConfirmItem): Promise<ItemOutcome> {
+  try {
+    return await ctx.db.transaction().execute((trx) => importSuggestion(trx, ctx, item));
+  } catch (error) {
+    const reason = error instanceof ItemFailure ? error.message : error instanceof HttpError && error.statusCode === 422 ? error.message : undefined;
+    if (reason === undefined) throw error;
+    await markSuggestionFailed(ctx.db, ctx.session.id, item.index, reason, ctx.now);
+    return { index: item.index, status: 'failed', transaction_id: null, fee_transaction_id: null, wallet_id: null, party_id: null, category_id: null, error: reason };
+  }
+}
+
+async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext, item: ConfirmItem): Promise<ItemOutcome> {
+  const { userId, now, request } = ctx;
+  const suggestion = await lockSuggestion(trx, ctx.session.id, item.index);
+  if (!suggestion) throw new ItemFailure(`Invalid suggestion index: ${item.index}`);
+  if (suggestion.status === 'confirmed') return alreadyImported(trx, suggestion);
+
+  const type = item.type ?? suggestion.type ?? 'expense';
+  const amount = item.amount != null ? moneyFromInput(item.amount) : suggestion.amount;
+  if (amount === null || !new Decimal(amount).greaterThan(0)) throw new ItemFailure('Amount must be a number greater than zero.');
+  const date = item.date ?? suggestion.date;
+  if (date === null || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new ItemFailure('The suggestion has no date: give one.');
+
+  const walletId = await walletFor(trx, ctx, item, suggestion);
+  const partyId = item.party_id ?? (await liveOrNull(trx, 'parties', userId, suggestion.party_id)) ?? (request.auto_create_parties && suggestion.party ? await findOrCreateParty(trx, userId, suggestion.party, now) : null);
+  const categoryId =
+    item.category_id ??
+    (await liveOrNull(trx, 'categories', userId, suggestion.category_id)) ??
+    (request.auto_create_categories && suggestion.category ? await findOrCreateCategoryByName(trx, userId, suggestion.category, type, now) : null);
+  const datetime = startOfDay(date, ctx.timeZone);
+  const description = item.description ?? suggestion.description;
+
+  const transactionId = await createTransactionEntry(trx, userId, { type, amount, walletId, datetime, description, partyId, categoryIds: categoryId === null ? [] : [categoryId] }, now);
+  await ctx.alert(trx, userId, transactionId);
+  const fee = item.fee != null ? moneyFromInput(item.fee) : suggestion.fee;
+  let feeTransactionId: number | null = null;
+  if (fee !== null && new Decimal(fee).greaterThan(0)) {
+    const charges = await findOrCreateParty(trx, userId, 'Charges', now, 'business');
+    // intent stays `regular`: clients decode the spec's intents strictly, and `fee` is not one
+    feeTransactionId = await createTransactionEntry(
+      trx,
+      userId,
+      { type: 'expense', amount: fee, walletId, datetime, description: 'Transaction fee', partyId: charges },
+      now,
+    );
+    await ctx.alert(trx, userId, feeTransactionId);
+  }
+  await markSuggestionImported(trx, suggestion.id, { transactionId, feeTransactionId }, now);
+  return { index: item.index, status: 'created', transaction_id: transactionId, fee_transaction_id: feeTransactionId, wallet_id: walletId, party_id: partyId, category_id: categoryId, error: null };
+}
+
+/** The given wallet (checked by the request), the matched one if still live, or one found or made by name and currency. */
+async function walletFor(trx: Transaction<Database>, ctx: ConfirmContext, item: ConfirmItem, suggestion: ImportSuggestionRow): Promise<number> {
+  if (item.wallet_id != null) return item.wallet_id;
+  const matched = await liveOrNull(trx, 'wallets', ctx.userId, suggestion.wallet_id);
+  if (matched !== null) return matched;
+  if (ctx.request.auto_create_wallets && suggestion.wallet && suggestion.currency) {
+    const named = await findWalletByName(trx, ctx.userId, suggestion.wallet, suggestion.currency);
+    return (named ?? (await createNamedWallet(trx, ctx.userId, suggestion.wallet, suggestion.currency, ctx.now))).id;
+  }
+  throw new ItemFailure(suggestion.wallet_id !== null ? 'The matched wallet was deleted: select a wallet.' : 'A wallet must be selected or auto-created.');
+}
+
+async function liveOrNull(trx: Transaction<Database>, table: SyncedTable, userId: number, id: number | null): Promise<number | null> {
+  if (id === null) return null;
+  return (await findLive(trx, table, userId, id)) ? id : null;
+}
+
+/** What an earlier confirm created for this suggestion. */
+async function alreadyImported(trx: Transaction<Database>, suggestion: ImportSuggestionRow): Promise<ItemOutcome> {
+  const transaction =
+    suggestion.transaction_id === null
+      ? undefined
+      : await trx.selectFrom('transactions').select(['wallet_id', 'party_id']).where('id', '=', suggestion.transaction_id).executeTakeFirst();
+  const category =
+    suggestion.transaction_id === null
+      ? undefined
+      : await trx.selectFrom('transaction_categories').select('category_id').where('transaction_id', '=', suggestion.transaction_id).orderBy('category_id').executeTakeFirst();
+  return {
+    index: suggestion.suggestion_index,
+    status: 'already_imported',
+    transaction_id: suggestion.transaction_id,
+    fee_transaction_id: suggestion.fee_transaction_id,
+    wallet_id: transaction?.wallet_id ?? null,
+    party_id: transaction?.party_id ?? null,
+    category_id: category?.category_id ?? null,
+    error: null,
+  };
+}

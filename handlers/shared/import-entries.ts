@@ -1,0 +1,161 @@
+// Writing one imported entry (a CSV row, or a corrected failed row) to the ledger: names are
+// resolved to the user's wallets, parties and categories (created where the import rules say
+// so), then the income, expense or transfer is written through the one money path
+// (transaction-writes.ts for incomes and expenses, the transfer plan and moveBalances for
+// transfers), inside the caller's database transaction. A row that cannot be imported throws
+// RowRejected (or the money path's 422) with the real reason as its message.
+import type { Kysely, Transaction } from 'kysely';
+import type { AlertBudgets } from '../../db/budget-alerts.js';
+import { findOrCreateCategoryByName } from '../../db/category-names.js';
+import { createNamedWallet, defaultWallet, findWalletByName, type NamedWallet } from '../../db/import-wallets.js';
+import { findOrCreateParty } from '../../db/import-record-names.js';
+import type { Database } from '../../db/schema.js';
+import { userTimeZone } from '../../db/transactions.js';
+import { insertTransferWithLegs } from '../../db/transfers.js';
+import { isTimeZone } from '../../domain/configuration-keys.js';
+import { exceedsMoneyLimit, RATE_DECIMALS } from '../../domain/exchange.js';
+import { Decimal } from '../../domain/money.js';
+import { startOfDay } from '../../domain/time-zone.js';
+import { HttpError } from '../../server/errors.js';
+import { effectsOf, planTransfer } from '../transfers.js';
+import { moveBalances } from './ledger.js';
+import { createTransactionEntry } from './transaction-writes.js';
+
+/** A row that cannot be imported; the message is the reason the user reads. */
+export class RowRejected extends Error {}
+
+/** The reason stored for a failure nobody anticipated (the error itself is logged). */
+export const UNEXPECTED_FAILURE = 'An error occurred while importing this row.';
+
+/** The reason a row failed: the rule it broke, or the generic reason for anything else. */
+export function rejectionReason(error: unknown): string | undefined {
+  if (error instanceof RowRejected) return error.message;
+  if (error instanceof HttpError && error.statusCode === 422) return error.message;
+  return undefined;
+}
+
+export interface ImportedEntry {
+  type: 'income' | 'expense';
+  /** Positive exact decimal string, at most 4 decimals. */
+  amount: string;
+  /** YYYY-MM-DD. */
+  date: string;
+  currency: string | null;
+  wallet: string | null;
+  party: string | null;
+  category: string | null;
+  description: string | null;
+}
+
+export interface ImportedTransfer {
+  /** What leaves the source wallet (positive exact decimal string). */
+  amount: string;
+  /** What reaches the destination (its currency); the rate is toAmount / amount. */
+  toAmount: string;
+  date: string;
+  fromWallet: string | null;
+  fromCurrency: string | null;
+  toWallet: string | null;
+  toCurrency: string | null;
+  /** The currency a missing destination wallet is created in, when not `toCurrency` (a fix names one currency). */
+  createToIn?: string | null;
+}
+
+/** What every entry of one import shares. */
+export interface ImportWriteContext {
+  userId: number;
+  now: Date;
+  /** The user's time zone: a CSV date is the start of that day there. */
+  timeZone: string;
+  /** Budget alerts for the expenses written (jobs and handlers run withBudgetAlerts). */
+  alert?: AlertBudgets;
+}
+
+/** The time zone imported dates are read in: the user's configured one, else UTC. */
+export async function importTimeZone(db: Kysely<Database>, userId: number): Promise<string> {
+  const zone = await userTimeZone(db, userId);
+  return zone && isTimeZone(zone) ? zone : 'UTC';
+}
+
+/** Checks an amount for the money columns; returns it as given. */
+export function checkedAmount(amount: string): string {
+  if (new Decimal(amount).lte(0)) throw new RowRejected('Amount must be a number greater than zero.');
+  if (exceedsMoneyLimit(amount)) throw new RowRejected('The amount is too large.');
+  return amount;
+}
+
+/** Creates the income or expense; returns its transaction id. */
+export async function importEntry(trx: Transaction<Database>, entry: ImportedEntry, ctx: ImportWriteContext): Promise<number> {
+  const amount = checkedAmount(entry.amount);
+  const wallet = await resolveWallet(trx, ctx, entry.wallet, entry.currency);
+  const partyId = entry.party ? await findOrCreateParty(trx, ctx.userId, entry.party, ctx.now) : null;
+  const categoryIds = entry.category ? [await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now)] : [];
+  const id = await createTransactionEntry(
+    trx,
+    ctx.userId,
+    { type: entry.type, amount, walletId: wallet.id, datetime: startOfDay(entry.date, ctx.timeZone), description: entry.description, partyId, categoryIds },
+    ctx.now,
+  );
+  if (entry.type === 'expense') await ctx.alert?.(trx, ctx.userId, id);
+  return id;
+}
+
+/** Creates the transfer (dated on the row's date); returns it and its expense leg. */
+export async function importTransfer(
+  trx: Transaction<Database>,
+  transfer: ImportedTransfer,
+  ctx: ImportWriteContext,
+): Promise<{ transferId: number; expenseLegId: number }> {
+  const amount = checkedAmount(transfer.amount);
+  const toAmount = checkedAmount(transfer.toAmount);
+  const source = await resolveWallet(trx, ctx, transfer.fromWallet, transfer.fromCurrency);
+  const destination = await resolveWallet(trx, ctx, transfer.toWallet, transfer.toCurrency, transfer.createToIn);
+  const rate = new Decimal(toAmount).div(amount).toDecimalPlaces(RATE_DECIMALS, Decimal.ROUND_HALF_EVEN);
+  if (source.currency !== destination.currency && rate.isZero()) throw new RowRejected('The amount received is too small for the amount sent.');
+  const plan = await planTransfer(trx, ctx.userId, {
+    from: source.id,
+    to: destination.id,
+    amount,
+    requestedRate: rate.toFixed(),
+    datetime: startOfDay(transfer.date, ctx.timeZone),
+  });
+  await moveBalances(trx, ctx.userId, { apply: effectsOf(plan.values) }, ctx.now);
+  const columns = { user_id: ctx.userId, updated_at: ctx.now, last_synced_at: ctx.now };
+  const transferId = await insertTransferWithLegs(trx, columns, plan.values, { description: plan.description, expense: {}, income: {} });
+  const leg = await trx
+    .selectFrom('transactions')
+    .select('id')
+    .where('transfer_id', '=', transferId)
+    .where('type', '=', 'expense')
+    .executeTakeFirstOrThrow();
+  return { transferId, expenseLegId: leg.id };
+}
+
+/**
+ * The wallet a row names: by exact name (and currency when given), created when missing and a
+ * currency (`createIn`, by default the one matched) says which; without a name, the user's
+ * default wallet.
+ */
+async function resolveWallet(
+  trx: Transaction<Database>,
+  ctx: ImportWriteContext,
+  name: string | null,
+  currency: string | null,
+  createIn: string | null = currency,
+): Promise<NamedWallet> {
+  for (const code of [currency, createIn]) {
+    if (code !== null && !/^[A-Z]{3}$/.test(code)) throw new RowRejected(`The currency ${code} is not a three-letter currency code.`);
+  }
+  if (!name) {
+    const wallet = await defaultWallet(trx, ctx.userId);
+    if (!wallet) throw new RowRejected('The row names no wallet and no default wallet is set.');
+    if (currency !== null && wallet.currency !== currency) {
+      throw new RowRejected(`The row names no wallet, and the default wallet ${wallet.name} is in ${wallet.currency}, not ${currency}.`);
+    }
+    return wallet;
+  }
+  const found = await findWalletByName(trx, ctx.userId, name, currency);
+  if (found) return found;
+  if (createIn === null) throw new RowRejected(`There is no wallet named ${name}; give its currency to create it.`);
+  return createNamedWallet(trx, ctx.userId, name, createIn, ctx.now);
+}

@@ -1,0 +1,74 @@
+// Import sessions and their suggestions as the API shows them (spec: ImportSession,
+// ImportSuggestion). Counters come from the suggestion rows, so they are always consistent.
+import type { components } from '../../generated/api.js';
+import type { ImportSessionRow, ImportSuggestionRow } from '../../db/import-sessions.js';
+import { moneyToJson } from '../../domain/money.js';
+
+export type ImportSessionView = components['schemas']['ImportSession'];
+export type ImportSuggestionView = components['schemas']['ImportSuggestion'];
+
+const SOURCES: ImportSuggestionView['source'][] = ['csv', 'camt', 'ofx', 'remote', 'statement', 'llm_fallback', 'receipt'];
+const PROCESSORS: ImportSessionView['processor'][] = ['csv', 'camt', 'ofx', 'document_processor'];
+
+const moneyOrNull = (value: string | null) => (value === null ? null : moneyToJson(value));
+
+export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionView {
+  const duplicate = row.duplicate;
+  return {
+    index: row.suggestion_index,
+    type: row.type,
+    amount: moneyOrNull(row.amount),
+    currency: row.currency,
+    // stored dates are normalised; anything else (an older raw value) is not a date
+    date: row.date !== null && /^\d{4}-\d{2}-\d{2}$/.test(row.date) ? row.date : null,
+    description: row.description,
+    party_name: row.party,
+    wallet_name: row.wallet,
+    category_name: row.category,
+    party_id: row.party_id,
+    wallet_id: row.wallet_id,
+    category_id: row.category_id,
+    confidence: Number(row.confidence),
+    source: SOURCES.find((source) => source === row.document_type) ?? 'csv',
+    fee: moneyOrNull(row.fee),
+    tax: moneyOrNull(row.tax),
+    account: row.account,
+    reference: row.reference,
+    warnings: row.warnings,
+    duplicate:
+      duplicate && (duplicate.match_type === 'exact' || duplicate.match_type === 'near')
+        ? {
+            kind: duplicate.match_type,
+            transaction_id: duplicate.transaction_id,
+            confidence: duplicate.confidence,
+            transaction_amount: moneyToJson(duplicate.transaction_amount ?? 0),
+            transaction_description: duplicate.transaction_description,
+            transaction_date: duplicate.transaction_date ?? '',
+            transaction_type: duplicate.transaction_type ?? 'expense',
+          }
+        : null,
+    status: row.status === 'confirmed' ? 'imported' : row.status,
+    transaction_id: row.transaction_id,
+    error: row.error,
+  };
+}
+
+export function toImportSession(row: ImportSessionRow, suggestions: ImportSuggestionRow[]): ImportSessionView {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    file_name: row.file_name,
+    file_type: row.file_type,
+    document_type: row.document_type,
+    processor: PROCESSORS.find((processor) => processor === row.processor) ?? 'csv',
+    status: row.status,
+    progress: suggestions.filter((s) => s.status === 'confirmed').length,
+    total_suggestions: suggestions.length,
+    duplicates_found: suggestions.filter((s) => s.duplicate !== null).length,
+    error: row.error,
+    suggestions: suggestions.map(toImportSuggestion),
+    confirmed_at: row.confirmed_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

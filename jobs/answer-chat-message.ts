@@ -1,0 +1,114 @@
+// Answers pending assistant replies. Nudged after a question is stored, and every minute for
+// replies whose nudge was lost (or whose worker died mid-way: see claimReply).
+//
+// A run claims replies one at a time (FOR UPDATE SKIP LOCKED, status -> processing), so two
+// workers never answer one reply. The language model is called outside any database
+// transaction; the outcome (text, blocks, proposed actions) is stored in one transaction, and
+// only while the reply is still `processing` (a deleted chat drops it). Every failure ends in a
+// `failed` reply with a clear error, never in a reply left pending.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { confirmedSummariesAfter, insertProposals } from '../db/agent-actions.js';
+import { ANSWER_CHAT_MESSAGE_JOB, claimReply, finishReply, historyBefore, nameChatIfUntitled, type ReplyOutcome } from '../db/chats.js';
+import type { ChatMessage, Database, JsonObject } from '../db/schema.js';
+import { answerWithTools, type AgentAnswer } from '../server/assistant-agent.js';
+import type { JobDefinition } from '../server/jobs.js';
+import { LlmError, llmSettings } from '../server/llm.js';
+import type { AppServices } from '../server/services.js';
+
+export const UNAVAILABLE = 'AI service is currently unavailable. Please try again later.';
+export const NO_QUESTION = 'No question found for this assistant message.';
+const UNEXPECTED = 'The assistant could not answer this message. Please try again.';
+/** Earlier messages the model sees with the question. */
+const HISTORY = 10;
+/** Replies answered per run at most (the next nudge or the cron continues). */
+const PER_RUN = 20;
+
+export const answerChatMessageJob: JobDefinition = {
+  name: ANSWER_CHAT_MESSAGE_JOB,
+  cron: '* * * * *',
+  async run({ db, services, log }) {
+    const answered = await answerPendingReplies(db, services, log);
+    if (answered > 0) log.info({ answered }, 'assistant replies answered');
+  },
+};
+
+/** Answers claimable replies one by one; returns how many were finished. */
+export async function answerPendingReplies(db: Kysely<Database>, services: AppServices, log: FastifyBaseLogger): Promise<number> {
+  let count = 0;
+  for (; count < PER_RUN; count++) {
+    const reply = await claimReply(db, services.now());
+    if (!reply) break;
+    await answerReply(db, services, log, reply);
+  }
+  return count;
+}
+
+async function answerReply(db: Kysely<Database>, services: AppServices, log: FastifyBaseLogger, reply: ChatMessage): Promise<void> {
+  const history = await historyBefore(db, reply, HISTORY + 1);
+  const questionIndex = history.map((m) => m.role).lastIndexOf('user');
+  if (questionIndex === -1) return store(db, services, reply, failed(NO_QUESTION), []);
+  const question = history[questionIndex];
+  const settings = llmSettings(services.config);
+  // Nothing configured: the reference's behaviour, a failed reply saying the service is unavailable.
+  if (!settings) return store(db, services, reply, failed(UNAVAILABLE), [], question);
+  // A reply after earlier replies to the same question resumes it once changes were confirmed.
+  const resumed = questionIndex < history.length - 1 ? await confirmedSummariesAfter(db, reply.chat_session_id, question.id) : [];
+  const resumeNote = resumed.length > 0 ? `(Confirmed: ${resumed.join(' ')} Please continue with my request.)` : undefined;
+  let answer: AgentAnswer;
+  try {
+    answer = await answerWithTools(settings, { db, userId: reply.user_id, now: services.now(), language: reply.language }, history.slice(-HISTORY), resumeNote);
+  } catch (error) {
+    if (error instanceof LlmError) {
+      log.warn({ err: error, messageId: reply.id }, 'language model failed');
+      return store(db, services, reply, failed(UNAVAILABLE), [], question);
+    }
+    log.error({ err: error, messageId: reply.id }, 'assistant reply failed');
+    return store(db, services, reply, failed(UNEXPECTED), [], question);
+  }
+  const usedTools = answer.toolCalls.length > 0;
+  const text = answer.text || (answer.proposals.length > 0 ? 'Please review the proposed changes below.' : "I don't have an answer to that.");
+  const outcome: ReplyOutcome = {
+    status: 'completed',
+    content: text,
+    error: null,
+    progress: answer.progress,
+    result: {
+      source: usedTools ? 'agent' : 'general',
+      blocks: usedTools ? [{ type: 'markdown', text }] : [],
+      tool_calls: answer.toolCalls,
+      usage: answer.usage,
+    },
+  };
+  await store(db, services, reply, outcome, answer.proposals, question);
+}
+
+function failed(error: string): ReplyOutcome {
+  return { status: 'failed', content: null, error, result: null, progress: [] };
+}
+
+/** Stores the outcome with its proposals (cards appended to the blocks) and names an untitled chat. */
+async function store(
+  db: Kysely<Database>,
+  services: AppServices,
+  reply: ChatMessage,
+  outcome: ReplyOutcome,
+  proposals: AgentAnswer['proposals'],
+  question?: ChatMessage,
+): Promise<void> {
+  const now = services.now();
+  await db.transaction().execute(async (trx) => {
+    const live = await trx.selectFrom('chat_messages').select('status').where('id', '=', reply.id).forUpdate().executeTakeFirst();
+    if (live?.status !== 'processing') return; // the chat was deleted meanwhile
+    const actions = await insertProposals(trx, reply.user_id, reply.chat_session_id, reply.id, proposals, now);
+    const cards: JsonObject[] = [];
+    for (const action of actions) {
+      if (!action.batch_id) cards.push({ type: 'proposed_action', id: action.id });
+      else if (!cards.some((card) => card.batch === action.batch_id)) cards.push({ type: 'proposed_action_batch', batch: action.batch_id });
+    }
+    const result = outcome.result && cards.length > 0 ? { ...outcome.result, blocks: [...((outcome.result.blocks as JsonObject[]) ?? []), ...cards] } : outcome.result;
+    await finishReply(trx, reply.id, { ...outcome, result }, now);
+    // Spec: an untitled chat is named after its first completed reply.
+    if (outcome.status === 'completed' && question?.content) await nameChatIfUntitled(trx, reply.chat_session_id, question.content);
+  });
+}

@@ -1,0 +1,66 @@
+// Deletes rows that have served their purpose, once a day:
+// - verification_codes consumed, or expired more than a day ago (a checked code is either used
+//   up or void after expiry; the day of grace keeps a just-expired row for support questions);
+// - emails sent or given up (`failed`) more than 30 days ago (codes in them are already blanked
+//   by deliver-emails; pending rows are never touched, whatever their age);
+// - oauth_states past their expiry (new logins also sweep them; this catches quiet periods).
+//
+// Pure SQL in batches by id: each batch locks its rows with SKIP LOCKED, so a second worker,
+// a rerun or a concurrent request (a resend reviving a code row, a login taking a state) never
+// waits on or loses a row; what one run leaves, the next removes. Deleting is idempotent.
+import type { FastifyBaseLogger } from 'fastify';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { JobDefinition } from '../server/jobs.js';
+
+const DAY_MS = 86_400_000;
+/** Rows deleted per statement: short transactions, short locks. */
+const BATCH = 1000;
+/** How long an expired verification code is kept. */
+const CODE_GRACE_MS = DAY_MS;
+/** How long a finished (sent or failed) e-mail is kept. */
+const EMAIL_RETENTION_MS = 30 * DAY_MS;
+
+export interface PruneCounts {
+  verificationCodes: number;
+  emails: number;
+  oauthStates: number;
+}
+
+export const pruneExpiredJob: JobDefinition = {
+  name: 'prune-expired',
+  cron: '15 3 * * *',
+  async run({ db, services, log }) {
+    const counts = await pruneExpired(db, services.now(), log);
+    if (counts.verificationCodes + counts.emails + counts.oauthStates > 0) log.info(counts, 'expired rows pruned');
+  },
+};
+
+/** Deletes every prunable row as of `now`; returns how many of each kind went. */
+export async function pruneExpired(db: Kysely<Database>, now: Date, log?: FastifyBaseLogger): Promise<PruneCounts> {
+  const codesBefore = new Date(now.getTime() - CODE_GRACE_MS);
+  const emailsBefore = new Date(now.getTime() - EMAIL_RETENTION_MS);
+  const counts: PruneCounts = {
+    verificationCodes: await deleteInBatches(db, 'verification_codes', sql`consumed_at is not null or expires_at < ${codesBefore}`),
+    emails: await deleteInBatches(db, 'emails', sql`status in ('sent', 'failed') and updated_at < ${emailsBefore}`),
+    oauthStates: await deleteInBatches(db, 'oauth_states', sql`expires_at <= ${now}`),
+  };
+  log?.debug(counts, 'prune-expired counts');
+  return counts;
+}
+
+/** Deletes the rows of `table` matching `condition`, BATCH at a time; returns how many. */
+async function deleteInBatches(db: Kysely<Database>, table: 'verification_codes' | 'emails' | 'oauth_states', condition: RawBuilder<unknown>): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    // The condition is repeated on the outer delete so a row changed since the batch was read
+    // (a code sent again) is re-checked on its current version.
+    const result = await sql`
+      delete from ${sql.table(table)}
+      where id in (select id from ${sql.table(table)} where ${condition} order by id limit ${BATCH} for update skip locked)
+        and (${condition})`.execute(db);
+    const count = Number(result.numAffectedRows ?? 0);
+    deleted += count;
+    if (count < BATCH) return deleted;
+  }
+}

@@ -1,0 +1,110 @@
+// The daily pruning job, with a controllable clock: what it removes, what it keeps, reruns and
+// two workers.
+import t from 'tap';
+import { jobs } from '../jobs/index.js';
+import { pruneExpired, pruneExpiredJob } from '../jobs/prune-expired.js';
+import { startApp } from './helpers/harness.js';
+
+let clock = new Date('2026-03-10T03:15:00Z');
+const api = await startApp(t, { now: () => clock });
+const jobContext = { db: api.db, services: api.app.services, log: api.app.log };
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const at = (offsetMs: number) => new Date(clock.getTime() + offsetMs);
+
+let serial = 0;
+async function code(label: string, row: { expiresAt: Date; consumedAt?: Date; verifiedAt?: Date }) {
+  await api.db
+    .insertInto('verification_codes')
+    .values({
+      contact: `${label}-${++serial}@example.test`,
+      purpose: 'registration',
+      code_hash: 'hash',
+      expires_at: row.expiresAt,
+      consumed_at: row.consumedAt ?? null,
+      verified_at: row.verifiedAt ?? null,
+    })
+    .execute();
+  return `${label}-${serial}@example.test`;
+}
+async function email(label: string, status: 'pending' | 'sent' | 'failed', updatedAt: Date) {
+  await api.db
+    .insertInto('emails')
+    .values({ kind: 'notification', to_address: `${label}@example.test`, subject: label, text_body: 'body', status, updated_at: updatedAt, created_at: updatedAt })
+    .execute();
+  return label;
+}
+async function oauthState(label: string, expiresAt: Date) {
+  await api.db.insertInto('oauth_states').values({ provider: 'google', state_hash: label, code_verifier: 'verifier', expires_at: expiresAt }).execute();
+  return label;
+}
+const contacts = async () => (await api.db.selectFrom('verification_codes').select('contact').orderBy('contact').execute()).map((r) => r.contact);
+const subjects = async () => (await api.db.selectFrom('emails').select('subject').orderBy('subject').execute()).map((r) => r.subject);
+const states = async () => (await api.db.selectFrom('oauth_states').select('state_hash').orderBy('state_hash').execute()).map((r) => r.state_hash);
+const clear = async () => {
+  for (const table of ['verification_codes', 'emails', 'oauth_states'] as const) await api.db.deleteFrom(table).execute();
+};
+
+t.test('the job is registered with a daily schedule', async (t) => {
+  t.ok(jobs.includes(pruneExpiredJob));
+  t.equal(pruneExpiredJob.cron, '15 3 * * *');
+});
+
+t.test('removes what has expired or been used, keeps the rest; a rerun changes nothing', async (t) => {
+  clock = new Date('2026-03-10T03:15:00Z');
+  await clear();
+  const keptCodes = [
+    await code('live', { expiresAt: at(10 * 60_000) }),
+    await code('verified-live', { expiresAt: at(5 * 60_000), verifiedAt: at(-60_000) }),
+    await code('expired-an-hour-ago', { expiresAt: at(-HOUR) }),
+    await code('expired-23h-ago', { expiresAt: at(-23 * HOUR) }),
+  ];
+  const goneCodes = [
+    await code('consumed-just-now', { expiresAt: at(9 * 60_000), consumedAt: at(-60_000) }),
+    await code('expired-25h-ago', { expiresAt: at(-25 * HOUR) }),
+    await code('expired-a-month-ago', { expiresAt: at(-30 * DAY), verifiedAt: at(-30 * DAY - HOUR) }),
+  ];
+  const keptEmails = [
+    await email('pending-old', 'pending', at(-90 * DAY)), // never sent yet: never pruned
+    await email('sent-29-days', 'sent', at(-29 * DAY)),
+    await email('failed-29-days', 'failed', at(-29 * DAY)),
+    await email('sent-yesterday', 'sent', at(-DAY)),
+  ];
+  const goneEmails = [await email('sent-31-days', 'sent', at(-31 * DAY)), await email('failed-a-year', 'failed', at(-365 * DAY))];
+  const keptStates = [await oauthState('live-state', at(5 * 60_000))];
+  const goneStates = [await oauthState('expired-state', at(-60_000)), await oauthState('expires-now', at(0))];
+
+  await pruneExpiredJob.run(jobContext, {});
+  t.same(await contacts(), [...keptCodes].sort(), `codes kept; removed: ${goneCodes.join(', ')}`);
+  t.same(await subjects(), [...keptEmails].sort(), `e-mails kept; removed: ${goneEmails.join(', ')}`);
+  t.same(await states(), keptStates, `states kept; removed: ${goneStates.join(', ')}`);
+
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, oauthStates: 0 }, 'a rerun finds nothing');
+  t.same(await contacts(), [...keptCodes].sort());
+
+  clock = new Date(clock.getTime() + 2 * DAY); // two days on: most kept rows age past their limits
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, oauthStates: 1 });
+  t.same(await contacts(), []);
+  t.same(await subjects(), ['pending-old', 'sent-yesterday'], 'a pending e-mail stays however old; one sent 3 days ago stays');
+  t.same(await states(), []);
+});
+
+t.test('many rows go in batches; two workers share them and remove each once', async (t) => {
+  clock = new Date('2026-04-01T03:15:00Z');
+  await clear();
+  const expired = Array.from({ length: 2500 }, (_, i) => ({
+    provider: 'github',
+    state_hash: `old-${i}`,
+    code_verifier: 'v',
+    expires_at: at(-HOUR - i * 1000),
+  }));
+  await api.db.insertInto('oauth_states').values(expired).execute();
+  await oauthState('fresh', at(HOUR));
+  await email('old-sent', 'sent', at(-40 * DAY));
+
+  const [first, second] = await Promise.all([pruneExpired(api.db, clock), pruneExpired(api.db, clock)]);
+  t.equal(first.oauthStates + second.oauthStates, 2500, 'every expired state deleted exactly once');
+  t.equal(first.emails + second.emails, 1);
+  t.same(await states(), ['fresh']);
+  t.same(await subjects(), []);
+});
