@@ -2,6 +2,7 @@
 // avatar each one shows, and one account's record counts.
 import { sql, type Kysely } from 'kysely';
 import { pageMeta, type PageMeta } from './feed.js';
+import { pageOffset } from './page-offset.js';
 import type { Database } from './schema.js';
 import { USER_RECORD_COLUMNS, type UserRecord } from './users.js';
 
@@ -43,7 +44,7 @@ export async function adminUserPage(
     query
       .orderBy('users.id', 'asc')
       .limit(options.limit)
-      .offset((options.page - 1) * options.limit)
+      .offset(pageOffset(options))
       .execute(),
     query
       .clearSelect()

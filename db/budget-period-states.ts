@@ -5,9 +5,9 @@
 import type { Kysely } from 'kysely';
 import type { BudgetWindow } from '../domain/budget-periods.js';
 import { rolloverOut } from '../domain/budget-progress.js';
-import { moneyFromInput } from '../domain/money.js';
+import { MONEY_DECIMALS } from '../domain/money.js';
 import type { AppServices } from '../server/services.js';
-import { progressInWindow, type BudgetRef } from './budget-spending.js';
+import { numbersInWindow, type BudgetRef } from './budget-spending.js';
 import type { Database } from './schema.js';
 import { selectSynced, type SyncedRow } from './sync.js';
 
@@ -26,12 +26,12 @@ export async function closeWindow(
   now: Date,
   timeZone?: string,
 ): Promise<number> {
-  const progress = await progressInWindow(db, services, budget, window, today, timeZone);
+  const numbers = await numbersInWindow(db, services, budget, window, today, timeZone);
   const snapshot = {
     period_end: window.end,
-    net_spent: moneyFromInput(progress.net_spent),
-    rollover_in: moneyFromInput(progress.rollover_in),
-    rollover_out: rolloverOut(progress, String(budget.amount)),
+    net_spent: numbers.net.toFixed(MONEY_DECIMALS),
+    rollover_in: numbers.rolloverIn.toFixed(MONEY_DECIMALS),
+    rollover_out: rolloverOut({ effective_limit: numbers.effectiveLimit, net_spent: numbers.net }, String(budget.amount)),
     closed_at: now,
     updated_at: now,
     last_synced_at: now,
@@ -52,13 +52,17 @@ export function selectPeriodStates(db: Kysely<Database>, userId: number) {
     .where('state_budget.deleted_at', 'is', null);
 }
 
-/** The budget's latest closed window (by start), if any. */
-export function latestState(db: Kysely<Database>, budgetId: number) {
+/**
+ * The budget's latest closed window (by start) that ended before `today`, if any. A window
+ * still running may be closed already (close-period), so it must not hide the ended ones.
+ */
+export function latestState(db: Kysely<Database>, budgetId: number, today: string) {
   return db
     .selectFrom('budget_period_states')
     .select(['period_start', 'period_end', 'closed_at'])
     .where('budget_id', '=', budgetId)
     .where('closed_at', 'is not', null)
+    .where('period_end', '<', today)
     .orderBy('period_start', 'desc')
     .limit(1)
     .executeTakeFirst();

@@ -15,7 +15,8 @@
 // Sums are per wallet currency; conversion and the progress numbers are domain/budget-progress.
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { currentWindow, previousWindow, type BudgetWindow } from '../domain/budget-periods.js';
-import { computeBudgetProgress, type BudgetProgress, type CurrencySpending } from '../domain/budget-progress.js';
+import { isTimeZone } from '../domain/configuration-keys.js';
+import { budgetNumbers, progressJson, type BudgetNumbers, type BudgetProgress, type CurrencySpending } from '../domain/budget-progress.js';
 import { dayIn } from '../domain/stats-periods.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
 import type { AppServices } from '../server/services.js';
@@ -35,9 +36,10 @@ export interface LiveTargets {
   walletIds: number[];
 }
 
-/** The user's time zone (configuration `timezone`), UTC when unset. */
+/** The user's time zone (configuration `timezone`), UTC when unset or not one the runtime knows. */
 export async function userTimeZoneOrUtc(db: Kysely<Database>, userId: number): Promise<string> {
-  return (await userTimeZone(db, userId)) ?? 'UTC';
+  const zone = await userTimeZone(db, userId);
+  return zone && isTimeZone(zone) ? zone : 'UTC';
 }
 
 /** Local "today" of the user (time zone from their settings, UTC if unset) for `now`. */
@@ -183,18 +185,18 @@ export async function rolloverInFor(db: Kysely<Database>, budget: BudgetRef, win
   return state ? String(state.rollover_out) : '0';
 }
 
-/** The progress of an explicit window (close-period and the close job); `today` decides the projection. */
-export async function progressInWindow(
+/** The exact numbers of an explicit window (close-period and the close job); `today` decides the projection. */
+export async function numbersInWindow(
   db: Kysely<Database>,
   services: AppServices,
   budget: BudgetRef,
   window: BudgetWindow,
   today: string,
   timeZone?: string,
-): Promise<BudgetProgress> {
+): Promise<BudgetNumbers> {
   const [spending, rolloverIn] = await Promise.all([budgetSpending(db, budget, window, timeZone), rolloverInFor(db, budget, window)]);
   const rates = await ratesInto(db, services, budget.user_id, budget.currency, spending.map((row) => row.currency));
-  return computeBudgetProgress({
+  return budgetNumbers({
     budget: {
       amount: String(budget.amount),
       currency: budget.currency,
@@ -207,6 +209,18 @@ export async function progressInWindow(
     spending,
     rates,
   });
+}
+
+/** The progress of an explicit window, as the API shows it. */
+export async function progressInWindow(
+  db: Kysely<Database>,
+  services: AppServices,
+  budget: BudgetRef,
+  window: BudgetWindow,
+  today: string,
+  timeZone?: string,
+): Promise<BudgetProgress> {
+  return progressJson(await numbersInWindow(db, services, budget, window, today, timeZone));
 }
 
 /** The progress of the window containing the user's local today at `now` (for responses). */

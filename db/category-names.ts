@@ -6,7 +6,7 @@ import type { EntryType } from '../domain/ledger.js';
 import type { Database } from './schema.js';
 import { uniqueSlug } from './slugs.js';
 
-/** Serialises the user's category-name checks with the writes that follow them. */
+/** Serialises the user's category-name checks with the writes that follow them (imports' wallet and party names use it too). */
 export async function lockCategoryNames(trx: Transaction<Database>, userId: number): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`categories:${userId}`}::text, 0))`.execute(trx);
 }

@@ -2,21 +2,23 @@
 // records do not have yet (confirm's auto_create_parties, the CSV import). Wallets are in
 // import-wallets.ts, categories in category-names.ts. Inside the caller's transaction.
 import type { Transaction } from 'kysely';
+import { lockCategoryNames } from './category-names.js';
 import type { Database } from './schema.js';
 
 const timestamps = (now: Date) => ({ created_at: now, updated_at: now, last_synced_at: now });
 
-/** The live party with this exact name, or a new one of `type`. */
+/**
+ * The live party with this exact name, or a new one of `type`. A missing name is checked again
+ * under the user's names lock (category-names.ts) before the insert: two imports at once make it once.
+ */
 export async function findOrCreateParty(trx: Transaction<Database>, userId: number, name: string, now: Date, type: Database['parties']['type'] = null): Promise<number> {
-  const found = await trx
-    .selectFrom('parties')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('name', '=', name)
-    .where('deleted_at', 'is', null)
-    .orderBy('id')
-    .executeTakeFirst();
+  const find = () =>
+    trx.selectFrom('parties').select('id').where('user_id', '=', userId).where('name', '=', name).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
+  const found = await find();
   if (found) return found.id;
+  await lockCategoryNames(trx, userId);
+  const foundNow = await find();
+  if (foundNow) return foundNow.id;
   const made = await trx.insertInto('parties').values({ user_id: userId, name, type, ...timestamps(now) }).returning('id').executeTakeFirstOrThrow();
   return made.id;
 }

@@ -1,6 +1,7 @@
 // The wallet an imported row names: found by exact name (and currency), created in a currency,
 // or the user's default wallet when the row names none. Inside the caller's transaction.
 import type { Kysely, Transaction } from 'kysely';
+import { lockCategoryNames } from './category-names.js';
 import { parseClientId } from '../domain/client-id.js';
 import type { Database } from './schema.js';
 import { settingOf } from './settings.js';
@@ -23,6 +24,27 @@ export async function findWalletByName(db: Kysely<Database>, userId: number, nam
     .$if(!!currency, (q) => q.where('currency', '=', currency!))
     .orderBy('id')
     .executeTakeFirst();
+}
+
+/**
+ * The wallet with this name (and `currency` when given), else a new one in `createIn`. A
+ * missing name is checked again under the user's names lock (the one category names use: a
+ * single lock for every find-or-create by name, so two of them never wait on each other in
+ * opposite orders): two imports at once naming the same new wallet (two confirms of one
+ * statement) make it once, instead of two wallets or a unique-slug failure.
+ */
+export async function findOrCreateNamedWallet(
+  trx: Transaction<Database>,
+  userId: number,
+  name: string,
+  currency: string | null,
+  createIn: string,
+  now: Date,
+): Promise<NamedWallet> {
+  const found = await findWalletByName(trx, userId, name, currency);
+  if (found) return found;
+  await lockCategoryNames(trx, userId);
+  return (await findWalletByName(trx, userId, name, currency)) ?? createNamedWallet(trx, userId, name, createIn, now);
 }
 
 /** A new cash wallet with a zero balance (an import never invents an opening balance). */

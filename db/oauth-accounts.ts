@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { seedNewAccount } from './account-defaults.js';
 import { isUniqueViolation } from './errors.js';
 import type { Database } from './schema.js';
+import { revokeAllTokens } from './tokens.js';
 import { USER_RECORD_COLUMNS, type UserRecord } from './users.js';
 
 const hashOf = (state: string) => createHash('sha256').update(state).digest('hex');
@@ -68,7 +69,11 @@ export async function linkOrCreateUser(db: Kysely<Database>, identity: NewOAuthU
           .select(USER_RECORD_COLUMNS)
           .where(sql<string>`lower(email)`, '=', identity.email.toLowerCase())
           .executeTakeFirst();
-        const user = existing ?? (await insertUser(trx, identity, now));
+        const user = existing
+          ? existing.email_verified_at === null
+            ? await claimUnverifiedAccount(trx, existing.id, now)
+            : existing
+          : await insertUser(trx, identity, now);
         if (!existing) await seedNewAccount(trx, user.id);
         await link(trx, user.id, identity);
         return { user, created: !existing };
@@ -80,6 +85,9 @@ export async function linkOrCreateUser(db: Kysely<Database>, identity: NewOAuthU
   }
 }
 
+/** USER_RECORD_COLUMNS without the table prefix, for `returning`. */
+const RECORD_COLUMNS = USER_RECORD_COLUMNS.map((column) => column.slice('users.'.length) as keyof UserRecord & string);
+
 function insertUser(trx: Kysely<Database>, identity: NewOAuthUser, now: Date): Promise<UserRecord> {
   return trx
     .insertInto('users')
@@ -90,7 +98,22 @@ function insertUser(trx: Kysely<Database>, identity: NewOAuthUser, now: Date): P
       password_hash: null,
       email_verified_at: now,
     })
-    .returning(['id', 'email', 'first_name', 'last_name', 'username', 'phone', 'email_verified_at', 'role', 'created_at', 'updated_at'])
+    .returning(RECORD_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Someone may have registered the address before its owner without ever proving it (account
+ * pre-hijacking). The provider has now proved who owns it: the owner takes the account over,
+ * so the unproven password and every token issued with it stop working.
+ */
+async function claimUnverifiedAccount(trx: Kysely<Database>, userId: number, now: Date): Promise<UserRecord> {
+  await revokeAllTokens(trx, userId, now);
+  return trx
+    .updateTable('users')
+    .set({ password_hash: null, email_verified_at: now, updated_at: now })
+    .where('id', '=', userId)
+    .returning(RECORD_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 

@@ -7,6 +7,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool, type Transaction } from 'kysely';
 import type { OutreachTemplate, Placeholder } from '../domain/outreach-render.js';
 import { pageMeta, type PageMeta } from './feed.js';
+import { pageOffset } from './page-offset.js';
 import type { Database, OutreachAttachment, OutreachAudience as Audience, OutreachMessagesTable } from './schema.js';
 
 /** "Active" means a transaction dated within this many days before now. */
@@ -174,7 +175,7 @@ export async function outreachPage(db: Kysely<Database>, options: { page: number
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(options.limit)
-      .offset((options.page - 1) * options.limit)
+      .offset(pageOffset(options))
       .execute(),
     db
       .selectFrom('outreach_messages')

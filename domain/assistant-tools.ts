@@ -2,6 +2,7 @@
 // parameters), the progress label of each tool, and the pure checks of tool arguments. Read
 // tools answer from the user's records (server/assistant-agent.ts); write tools only propose
 // actions that the user confirms later.
+import { Decimal, exceedsMoneyLimit, hasTooManyDecimals } from './money.js';
 
 export interface ToolSpec {
   name: string;
@@ -136,8 +137,38 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** A `YYYY-MM-DD` argument, or the fallback when absent. */
 export function dayArgument(value: unknown, name: string, fallback: string): string {
   if (value === undefined || value === null || value === '') return fallback;
-  if (typeof value !== 'string' || !DAY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new ToolError(`${name} must be a date as YYYY-MM-DD.`);
+  if (typeof value !== 'string' || !DAY.test(value) || !isCalendarDay(value)) throw new ToolError(`${name} must be a date as YYYY-MM-DD.`);
   return value;
+}
+
+/**
+ * A day the calendar has (Date.parse rolls 2026-02-30 over to March 2), in the years the day
+ * arithmetic handles (two-digit years become 19xx, and the day after 9999-12-31 does not exist).
+ */
+function isCalendarDay(day: string): boolean {
+  const year = Number(day.slice(0, 4));
+  return year >= 1000 && year <= 9998 && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
+}
+
+/** A date-time argument: ISO 8601 starting with a real day (YYYY-MM-DD). */
+function dateTimeArgument(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const day = /^(\d{4}-\d{2}-\d{2})(?:$|T)/.exec(value)?.[1];
+  if (day === undefined || !isCalendarDay(day) || Number.isNaN(Date.parse(value))) throw new ToolError('datetime must be an ISO 8601 date-time.');
+  return value;
+}
+
+/**
+ * A money argument, exactly as the model wrote it: a JSON number or a plain decimal string
+ * ("12.50"; not "1e3" nor "1,234"), above zero, at most 4 decimals (0.1 + 0.2 computed by the
+ * model is refused, not rounded), and within what a wallet can hold.
+ */
+function amountArgument(value: unknown): number {
+  const valid = (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()));
+  if (!valid || !new Decimal(String(value).trim()).greaterThan(0)) throw new ToolError('Amount must be greater than zero.');
+  if (hasTooManyDecimals(String(value).trim())) throw new ToolError('The amount may have at most 4 decimal places.');
+  if (exceedsMoneyLimit(String(value).trim())) throw new ToolError('The amount is too large.');
+  return Number(value);
 }
 
 /** A transaction as a write tool received it, checked for shape (references resolved elsewhere). */
@@ -157,11 +188,9 @@ const text = (value: unknown) => (typeof value === 'string' && value.trim() !== 
 const id = (value: unknown) => (Number.isInteger(value) && (value as number) > 0 ? (value as number) : undefined);
 
 export function transactionArguments(args: Record<string, unknown>): TransactionArguments {
-  const amount = typeof args.amount === 'string' ? Number(args.amount) : args.amount;
-  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) throw new ToolError('Amount must be greater than zero.');
+  const amount = amountArgument(args.amount);
   if (args.type !== 'income' && args.type !== 'expense') throw new ToolError('Type must be income or expense.');
-  const datetime = text(args.datetime);
-  if (datetime !== undefined && Number.isNaN(Date.parse(datetime))) throw new ToolError('datetime must be an ISO 8601 date-time.');
+  const datetime = dateTimeArgument(text(args.datetime));
   const categoryNames = Array.isArray(args.category_names) ? args.category_names.map(text).filter((n): n is string => n !== undefined) : [];
   return {
     amount,
@@ -187,12 +216,10 @@ export interface TransferArguments {
 }
 
 export function transferArguments(args: Record<string, unknown>): TransferArguments {
-  const amount = typeof args.amount === 'string' ? Number(args.amount) : args.amount;
-  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) throw new ToolError('Amount must be greater than zero.');
+  const amount = amountArgument(args.amount);
   const rate = args.exchange_rate;
   if (rate !== undefined && rate !== null && (typeof rate !== 'number' || !(rate > 0))) throw new ToolError('The exchange rate must be greater than zero.');
-  const datetime = text(args.datetime);
-  if (datetime !== undefined && Number.isNaN(Date.parse(datetime))) throw new ToolError('datetime must be an ISO 8601 date-time.');
+  const datetime = dateTimeArgument(text(args.datetime));
   return {
     amount,
     fromWalletId: id(args.from_wallet_id),

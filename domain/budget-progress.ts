@@ -90,7 +90,23 @@ function projectedSpend(net: Decimal, window: BudgetWindow, today: string): Deci
   return money(net.times(total).dividedBy(elapsed));
 }
 
-export function computeBudgetProgress(input: ProgressInput): BudgetProgress {
+/** A window's progress as exact decimals (the snapshot of a closed window stores these). */
+export interface BudgetNumbers {
+  window: BudgetWindow;
+  limit: Decimal;
+  gross: Decimal;
+  refunds: Decimal;
+  net: Decimal;
+  rolloverIn: Decimal;
+  effectiveLimit: Decimal;
+  remaining: Decimal;
+  projected: Decimal;
+  percent: number;
+  status: BudgetStatus;
+  unconverted: string[];
+}
+
+export function budgetNumbers(input: ProgressInput): BudgetNumbers {
   const { budget, window, today } = input;
   let gross = new Decimal(0);
   let refunds = new Decimal(0);
@@ -120,28 +136,38 @@ export function computeBudgetProgress(input: ProgressInput): BudgetProgress {
   else if (budget.forecast_alerts_enabled && (halfElapsed || percent >= 50) && projected.greaterThan(effectiveLimit)) status = 'forecast_breach';
   else if (percent >= budget.threshold_percent) status = 'near_limit';
 
+  return { window, limit, gross, refunds, net, rolloverIn, effectiveLimit, remaining, projected, percent, status, unconverted: [...unconverted].sort() };
+}
+
+/** The numbers as the API shows them (JSON numbers, converted once at the edge). */
+export function progressJson(numbers: BudgetNumbers): BudgetProgress {
   const json = (value: Decimal) => value.toNumber();
   return {
-    period_start: window.start,
-    period_end: window.end,
-    limit: json(limit),
-    gross_spent: json(gross),
-    refunds: json(refunds),
-    net_spent: json(net),
-    rollover_in: json(rolloverIn),
-    effective_limit: json(effectiveLimit),
-    remaining: json(remaining),
-    projected_spend: json(projected),
-    percent_used: percent,
-    status,
-    partial: unconverted.size > 0,
-    unconverted_currencies: [...unconverted].sort(),
+    period_start: numbers.window.start,
+    period_end: numbers.window.end,
+    limit: json(numbers.limit),
+    gross_spent: json(numbers.gross),
+    refunds: json(numbers.refunds),
+    net_spent: json(numbers.net),
+    rollover_in: json(numbers.rolloverIn),
+    effective_limit: json(numbers.effectiveLimit),
+    remaining: json(numbers.remaining),
+    projected_spend: json(numbers.projected),
+    percent_used: numbers.percent,
+    status: numbers.status,
+    partial: numbers.unconverted.length > 0,
+    unconverted_currencies: numbers.unconverted,
   };
 }
 
-export function rolloverOut(progress: BudgetProgress, amount: string): string {
-  const effectiveLimit = new Decimal(String(progress.effective_limit));
-  const net = new Decimal(String(progress.net_spent));
+export function computeBudgetProgress(input: ProgressInput): BudgetProgress {
+  return progressJson(budgetNumbers(input));
+}
+
+/** max(−amount, effective_limit − net_spent), from exact values (or the progress numbers). */
+export function rolloverOut(progress: { effective_limit: Decimal.Value; net_spent: Decimal.Value }, amount: string): string {
+  const effectiveLimit = new Decimal(progress.effective_limit);
+  const net = new Decimal(progress.net_spent);
   const floor = new Decimal(amount).negated();
   return money(Decimal.max(floor, effectiveLimit.minus(net))).toFixed(MONEY_DECIMALS);
 }

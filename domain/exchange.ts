@@ -5,9 +5,8 @@ import { Decimal, MONEY_DECIMALS } from './money.js';
 /** Rates keep at most 6 decimals (the interface's promise to clients). */
 export const RATE_DECIMALS = 6;
 
-// numeric(24, 10) holds the rate; numeric(19, 4) holds amounts.
+// numeric(24, 10) holds the rate.
 const RATE_LIMIT = new Decimal('1e14');
-const MONEY_LIMIT = new Decimal('1e15');
 
 // Enough precision that amount × rate (at most 15 + 4 and 14 + 6 digits) is exact before the
 // single rounding to 4 decimals; the default 20 significant digits would round twice.
@@ -26,10 +25,6 @@ export function rateProblem(value: number | string): string | undefined {
   return undefined;
 }
 
-/** True when an amount does not fit the money columns. */
-export function exceedsMoneyLimit(amount: string): boolean {
-  return new Exact(amount).abs().greaterThanOrEqualTo(MONEY_LIMIT);
-}
 
 /**
  * The rate of a transfer: 1 between wallets of one currency (any requested rate is ignored),

@@ -48,6 +48,13 @@ export interface CsvRow {
   cells: Record<ImportField, string | null>;
 }
 
+/**
+ * The most data rows one file may hold. Every row is held in memory while a file is read
+ * (about 1 kB each), so an upload within the size limit made of tiny rows (a 10 MB file
+ * holds nearly two million) would take gigabytes and block the process for a minute.
+ */
+export const MAX_IMPORT_ROWS = 100_000;
+
 /** A file the CSV reader cannot make sense of at all (e.g. an unclosed quote). */
 export class CsvReadError extends Error {
   override name = 'CsvReadError';
@@ -110,6 +117,8 @@ export function readCsvRows(text: string): CsvRow[] {
       relax_quotes: true,
       skip_empty_lines: true,
       info: true,
+      // the header and one row too many are enough to refuse the file; the rest is not read
+      to: MAX_IMPORT_ROWS + 2,
     }) as unknown as typeof records;
   } catch (error) {
     throw new CsvReadError(`The file is not readable CSV: ${(error as Error).message}`);
@@ -123,6 +132,9 @@ export function readCsvRows(text: string): CsvRow[] {
 
   const headerFields = rows[0].record.map(fieldForHeader);
   const hasHeader = headerFields.some((f) => f !== null);
+  if (rows.length - (hasHeader ? 1 : 0) > MAX_IMPORT_ROWS) {
+    throw new CsvReadError(`The file has more than ${MAX_IMPORT_ROWS} rows: split it into smaller files.`);
+  }
   const names = hasHeader ? rows[0].record.map((h, i) => h.trim() || `column ${i + 1}`) : [];
   const columnOf = (field: ImportField): number =>
     hasHeader ? headerFields.indexOf(field) : IMPORT_FIELDS.indexOf(field);

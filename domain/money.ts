@@ -6,6 +6,14 @@ export const MONEY_DECIMALS = 4;
 
 export { Decimal };
 
+/** numeric(19, 4) holds amounts and balances: 15 integer digits. */
+export const MONEY_LIMIT = new Decimal('1e15');
+
+/** True when an amount does not fit the money columns. */
+export function exceedsMoneyLimit(amount: string | number | Decimal): boolean {
+  return new Decimal(String(amount)).abs().greaterThanOrEqualTo(MONEY_LIMIT);
+}
+
 /** An exact decimal string (as pg returns numeric) as the JSON number clients receive. */
 export function moneyToJson(value: string | number | Decimal): number {
   return new Decimal(value).toDecimalPlaces(MONEY_DECIMALS, Decimal.ROUND_HALF_EVEN).toNumber();

@@ -106,12 +106,14 @@ function stripRawHtml(text: string): string {
   return text.replace(/<!--[\s\S]*?-->/g, '').replace(/<\/?[a-zA-Z][^<>]*>/g, '');
 }
 
+const MAX_QUOTE_DEPTH = 8;
+
 /**
  * A small, safe Markdown subset: ATX headings, paragraphs, hard breaks, block quotes, bullet
  * and numbered lists, fenced code, rules; inline code, bold, italics, links, autolinks.
  * Everything is HTML-escaped; links with an unsafe scheme keep only their text.
  */
-export function markdownToHtml(markdown: string): string {
+export function markdownToHtml(markdown: string, quoteDepth = 0): string {
   // Autolinks (<https://...>) become ordinary links before raw HTML is stripped.
   const source = stripRawHtml(markdown.replace(/<((?:https?:\/\/|mailto:)[^<>\s]+)>/gi, '[$1]($1)'));
   const lines = source.split('\n');
@@ -129,7 +131,7 @@ export function markdownToHtml(markdown: string): string {
     list = undefined;
   };
   const flushQuote = () => {
-    if (quote.length > 0) out.push(`<blockquote>${markdownToHtml(quote.join('\n'))}</blockquote>`);
+    if (quote.length > 0) out.push(`<blockquote>${markdownToHtml(quote.join('\n'), quoteDepth + 1)}</blockquote>`);
     quote = [];
   };
   const flushAll = () => {
@@ -148,7 +150,8 @@ export function markdownToHtml(markdown: string): string {
       out.push(`<pre><code>${escapeHtml(code.join('\n'))}</code></pre>`);
       continue;
     }
-    if (/^\s*>/.test(line)) {
+    // Deeper quotes stay text: each level is a recursion, and 5000 of them overflow the stack.
+    if (quoteDepth < MAX_QUOTE_DEPTH && /^\s*>/.test(line)) {
       flushParagraph();
       flushList();
       quote.push(line.replace(/^\s*>\s?/, ''));
@@ -205,7 +208,7 @@ function inline(line: string, hardBreak: boolean): string {
   const hold = (html: string) => `\u0001${held.push(html) - 1}\u0001`;
   text = text.replace(/`([^`]+)`/g, (_m, code: string) => hold(`<code>${escapeHtml(code)}</code>`));
   text = text.replace(/!?\[([^\]]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))+)(?:\s+"[^"]*")?\s*\)/g, (_m, label: string, url: string) =>
-    hold(safeUrl(url) ? `<a href="${escapeHtml(url)}">${emphasis(escapeHtml(label))}</a>` : emphasis(escapeHtml(label))),
+    hold(safeUrl(url) ? `<a href="${linkTarget(url)}">${emphasis(escapeHtml(label))}</a>` : emphasis(escapeHtml(label))),
   );
   // Placeholders contain underscores; they must not be read as emphasis either.
   text = text.replace(PLACEHOLDER_PATTERN, (match) => hold(match));
@@ -213,6 +216,15 @@ function inline(line: string, hardBreak: boolean): string {
   html = html.replace(/\u0001(\d+)\u0001/g, (_m, index: string) => held[Number(index)]);
   html = html.replace(/\u0001(\d+)\u0001/g, (_m, index: string) => held[Number(index)]);
   return breakAfter ? `${html}<br>` : html;
+}
+
+/**
+ * A link's address for the href. Placeholders are filled there only after an explicit safe
+ * scheme: a filled value (a recipient's own name) must never decide the scheme, or
+ * `[x]({{first_name}})` would become `javascript:` for a user named so.
+ */
+function linkTarget(url: string): string {
+  return /^(https?:\/\/|mailto:)/i.test(url.trim()) ? escapeHtml(url) : escapeLiteral(url);
 }
 
 function emphasis(html: string): string {

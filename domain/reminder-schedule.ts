@@ -68,8 +68,22 @@ export function parseRepeatRule(text: string): { rule: string } | { error: strin
   if (!seen.has('FREQ')) return { error: 'FREQ is required (e.g. FREQ=DAILY).' };
   if (seen.has('COUNT') && seen.has('UNTIL')) return { error: 'COUNT and UNTIL cannot both be set.' };
   if (!monthDaysPossible(rule)) return { error: 'BYMONTHDAY names no day of the months in BYMONTH.' };
+  const finer = TIME_PARTS_NOT_ALLOWED[/(?:^|;)FREQ=([A-Z]+)/.exec(rule)![1]]?.find((name) => seen.has(name));
+  if (finer) return { error: `${finer} cannot be combined with a FREQ finer than DAILY (e.g. FREQ=DAILY;BYHOUR=9;BYMINUTE=0).` };
   return { rule };
 }
+
+/**
+ * Time-of-day filters at or above a sub-daily FREQ (HOURLY;INTERVAL=2;BYHOUR=1,
+ * MINUTELY;BYHOUR=3;BYDAY=MO, ...): the rrule package (2.8) steps hour by hour or minute by
+ * minute waiting for a match and, for many of them, never returns, which would hang the
+ * process on a request or in the firing job. Finer parts (HOURLY;BYMINUTE=0,30) are fine.
+ */
+const TIME_PARTS_NOT_ALLOWED: Record<string, string[]> = {
+  HOURLY: ['BYHOUR'],
+  MINUTELY: ['BYHOUR', 'BYMINUTE'],
+  SECONDLY: ['BYHOUR', 'BYMINUTE', 'BYSECOND'],
+};
 
 /**
  * False for a rule such as BYMONTH=2;BYMONTHDAY=30, which never occurs: rrule would search
@@ -110,12 +124,31 @@ export function fromWallClock(wall: Date, zone: string): Date {
 
 // ---- occurrences ----------------------------------------------------------------------------
 
-function ruleOf(timing: ReminderTiming, rule: string): RRuleInstance {
+/** Length of one period of the fixed-length frequencies, in ms of (floating) wall-clock time. */
+const PERIOD_MS: Partial<Record<number, number>> = {
+  [RRule.SECONDLY]: 1000,
+  [RRule.MINUTELY]: 60_000,
+  [RRule.HOURLY]: 3_600_000,
+  [RRule.DAILY]: 86_400_000,
+  [RRule.WEEKLY]: 7 * 86_400_000,
+};
+
+function ruleOf(timing: ReminderTiming, rule: string, after: Date): RRuleInstance {
   const start = timing.trigger_at ?? timing.created_at;
   const options: Partial<Options> = RRule.parseString(rule);
   // UNTIL is an instant (UTC, RFC 5545); compare it with floating dates as wall-clock time.
   if (options.until) options.until = toWallClock(options.until, timing.timezone);
-  return new RRule({ ...options, dtstart: toWallClock(start, timing.timezone), tzid: null });
+  let dtstart = toWallClock(start, timing.timezone);
+  // rrule walks every period from DTSTART: a MINUTELY rule started a year ago costs half a
+  // million steps per evaluation. Without COUNT (which counts from DTSTART), moving DTSTART by
+  // whole periods (INTERVAL included) keeps every occurrence, so start one period before `after`.
+  const period = options.count ? undefined : PERIOD_MS[options.freq!];
+  if (period) {
+    const step = period * (options.interval ?? 1);
+    const periods = Math.floor((toWallClock(after, timing.timezone).getTime() - dtstart.getTime()) / step) - 1;
+    if (periods > 0) dtstart = new Date(dtstart.getTime() + periods * step);
+  }
+  return new RRule({ ...options, dtstart, tzid: null });
 }
 
 /** The first occurrence of the reminder strictly after `after`, or null when there is none. */
@@ -123,7 +156,7 @@ export function nextTriggerAt(timing: ReminderTiming, after: Date): Date | null 
   if (!timing.repeat_rule) return timing.trigger_at && timing.trigger_at > after ? timing.trigger_at : null;
   const parsed = parseRepeatRule(timing.repeat_rule);
   if ('error' in parsed) return null;
-  const rule = ruleOf(timing, parsed.rule);
+  const rule = ruleOf(timing, parsed.rule, after);
   // Occurrences are whole seconds; a wall-clock hour repeated in autumn maps to one instant, so
   // step past any occurrence that lands at or before `after`.
   let wall = toWallClock(after, timing.timezone);

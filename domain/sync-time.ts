@@ -11,6 +11,10 @@ export function parseSyncedSince(text: string): Date | undefined {
   const normalisedZone = zone.toUpperCase() === 'Z' ? 'Z' : zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
   const parsed = new Date(`${date}T${time.length === 5 ? `${time}:00` : time}${normalisedZone}`);
   if (Number.isNaN(parsed.getTime())) return undefined;
+  // Date rolls 2026-02-30 over into March: a day that does not exist is not a time.
+  const [year, month, day] = date.split('-').map(Number);
+  const calendar = new Date(Date.UTC(year!, month! - 1, day!));
+  if (calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day) return undefined;
   parsed.setUTCMilliseconds(0);
   return parsed;
 }

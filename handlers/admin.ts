@@ -80,7 +80,8 @@ async function getAdminUser({ db, params }: HandlerContext<'getAdminUser'>) {
 async function deleteAdminUser({ db, params, body, user: admin, services, log }: HandlerContext<'deleteAdminUser'>) {
   const user = await findAdminUser(db, params.id);
   if (!user) throw notFound('User');
-  await closeAccount({ db, services, log }, user, { source: 'Admin', reason: body?.reason, deletedBy: fullName(admin) });
+  const closed = await closeAccount({ db, services, log }, user, { source: 'Admin', reason: body?.reason, deletedBy: fullName(admin) });
+  if (!closed) throw notFound('User');
   return done('User deleted successfully.');
 }
 

@@ -6,6 +6,7 @@ import { userToday } from '../db/budget-spending.js';
 import { lockLiveBudget } from '../db/budgets.js';
 import { feedPage } from '../db/feed.js';
 import { currentWindow } from '../domain/budget-periods.js';
+import { closeEndedWindowsOf } from '../jobs/close-budget-periods.js';
 import { ok } from '../server/envelope.js';
 import { invalidField, notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
@@ -25,6 +26,8 @@ export const budgetPeriodHandlers = {
       const budget = await lockLiveBudget(trx, user.id, found.id);
       if (!budget) throw notFound('Budget');
       if (!budget.rollover_enabled) throw rolloverDisabled();
+      // windows that ended unclosed first, so this one receives their rollover
+      await closeEndedWindowsOf(trx, services, budget, now);
       const today = await userToday(trx, user.id, now);
       return closeWindow(trx, services, budget, currentWindow(budget, today), today, now);
     });

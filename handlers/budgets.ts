@@ -11,7 +11,7 @@ import { uniqueSlug } from '../db/slugs.js';
 import { selectTransactions } from '../db/transactions.js';
 import { currentWindow } from '../domain/budget-periods.js';
 import { amountInBudgetCurrency } from '../domain/budget-progress.js';
-import { Decimal, hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
+import { Decimal, exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
 import { dayIn } from '../domain/stats-periods.js';
 import type { components } from '../generated/api.js';
 import { ok, type Result } from '../server/envelope.js';
@@ -57,8 +57,10 @@ async function presented<R extends Result<number, BudgetRow>>(ctx: PresentCtx, r
   return { ...result, data: (await present(ctx, [result.data]))[0] } as unknown as ShowingBudget<R>;
 }
 
-/** numeric(19, 4) holds up to 15 integer digits. */
-const MONEY_LIMIT = new Decimal('1e15');
+
+/** Budget dates stay in years the window arithmetic (and every database) handles. */
+const FIRST_DAY = '1900-01-01';
+const LAST_DAY = '2999-12-31';
 
 interface Terms {
   amount: string | number;
@@ -73,9 +75,18 @@ async function checkBudget(ctx: PresentCtx, terms: Terms, targets: TargetInput[]
   const amount = new Decimal(String(terms.amount));
   if (hasTooManyDecimals(terms.amount)) errors.amount = ['The amount may have at most 4 decimal places.'];
   else if (amount.lessThanOrEqualTo(0)) errors.amount = ['The amount must be greater than 0.'];
-  else if (amount.greaterThanOrEqualTo(MONEY_LIMIT)) errors.amount = ['The amount must be less than 1000000000000000.'];
-  if (terms.period_type === 'custom' && !terms.end_date) errors.end_date = ['The end date is required for custom period budgets.'];
-  else if (terms.end_date && terms.end_date < terms.start_date) errors.end_date = ['The end date must be a date after or equal to the start date.'];
+  else if (exceedsMoneyLimit(amount)) errors.amount = ['The amount must be less than 1000000000000000.'];
+  for (const field of ['start_date', 'end_date'] as const) {
+    const day = terms[field];
+    if (day && (day < FIRST_DAY || day > LAST_DAY)) errors[field] = [`The ${field.replace('_', ' ')} must be between ${FIRST_DAY} and ${LAST_DAY}.`];
+  }
+  if (errors.end_date) {
+    // out of range: nothing more to say about it
+  } else if (terms.period_type === 'custom' && !terms.end_date) {
+    errors.end_date = ['The end date is required for custom period budgets.'];
+  } else if (terms.end_date && terms.end_date < terms.start_date) {
+    errors.end_date = ['The end date must be a date after or equal to the start date.'];
+  }
   if (targets) Object.assign(errors, await invalidTargets(ctx.db, ctx.user.id, targets));
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }

@@ -16,6 +16,7 @@ import {
   fetchIdentity,
   OAuthRefusedError,
   randomToken,
+  text,
   verifyIdToken,
   type OAuthProvider,
   type ProviderIdentity,
@@ -52,7 +53,8 @@ async function handleMobileOAuthCallback({ params, body, db, services, log }: Ha
   const idToken = body.id_token ?? body.token;
   if (idToken === undefined) throw validationFailed({ id_token: ['The id token field is required.'] });
   const identity = await fromProvider(log, () => verifyIdToken(check, idToken));
-  const fallbackName = body.first_name ? { firstName: body.first_name, lastName: body.last_name || null } : undefined;
+  const firstName = text(body.first_name);
+  const fallbackName = firstName ? { firstName, lastName: text(body.last_name) } : undefined;
   return ok(await signInAs(db, services, params.driver, identity, 'id_token', fallbackName), SIGNED_IN);
 }
 

@@ -36,6 +36,8 @@ async function uploadOutreachMedia({ files, services }: HandlerContext<'uploadOu
 async function sendOutreach({ body, files, user, db, services }: HandlerContext<'sendOutreach'>) {
   const errors: FieldErrors = {};
   if (body.cta_label && !body.cta_url) errors.cta_url = ['The cta url field is required when cta label is present.'];
+  // The e-mail would silently drop a button to any other kind of address (see safeUrl).
+  else if (body.cta_url && !/^(https?:\/\/|mailto:)/i.test(body.cta_url.trim())) errors.cta_url ??= ['The cta url must be an http(s) or mailto address.'];
   const userIds = body.audience === 'specific' ? (body.user_ids ?? []) : null;
   if (userIds) Object.assign(errors, await userIdErrors(db, userIds));
   const attachments = await checkOutreachAttachments(files.files);

@@ -20,8 +20,8 @@ import {
   type TransferRow,
   type TransferValues,
 } from '../db/transfers.js';
-import { exceedsMoneyLimit, rateFromInput, rateProblem, receivedAmount, transferDescription, transferRate } from '../domain/exchange.js';
-import { Decimal, hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
+import { rateFromInput, rateProblem, receivedAmount, transferDescription, transferRate } from '../domain/exchange.js';
+import { Decimal, exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
 import type { Result } from '../server/envelope.js';
 import { invalidField, notFound, validationFailed, type FieldErrors } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';

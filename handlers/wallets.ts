@@ -7,7 +7,7 @@ import { saveIcon } from '../db/icons.js';
 import type { Database } from '../db/schema.js';
 import { uniqueSlug } from '../db/slugs.js';
 import { selectWallets, walletTotals } from '../db/wallets.js';
-import { Decimal, hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
+import { exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
 import { ok, type Result } from '../server/envelope.js';
 import { invalidField } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
@@ -23,14 +23,11 @@ const wallets = syncedResource<WalletRow, WalletRow>({
   order: (q) => q.orderBy('wallets.id'),
 });
 
-/** numeric(19, 4) holds up to 15 integer digits. */
-const MONEY_LIMIT = new Decimal('1e15');
-
 /** The opening balance as an exact decimal string; 422 on `balance` beyond 4 places or the column's range. */
 function openingBalance(balance: number | undefined): string {
   if (balance === undefined) return moneyFromInput(0);
   if (hasTooManyDecimals(balance)) throw invalidField('balance', 'The balance may have at most 4 decimal places.');
-  if (new Decimal(String(balance)).abs().gte(MONEY_LIMIT)) throw invalidField('balance', 'The balance must be less than 1000000000000000 in absolute value.');
+  if (exceedsMoneyLimit(balance)) throw invalidField('balance', 'The balance must be less than 1000000000000000 in absolute value.');
   return moneyFromInput(balance);
 }
 

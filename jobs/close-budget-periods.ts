@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { closeWindow, latestState } from '../db/budget-period-states.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
-import { lockLiveBudget } from '../db/budgets.js';
+import { lockLiveBudget, type BudgetRow } from '../db/budgets.js';
 import type { Database } from '../db/schema.js';
 import { endedWindows, type BudgetWindow } from '../domain/budget-periods.js';
 import { dayIn } from '../domain/stats-periods.js';
@@ -64,20 +64,28 @@ async function closeBudget(db: Kysely<Database>, services: AppServices, userId: 
   return db.transaction().execute(async (trx) => {
     const budget = await lockLiveBudget(trx, userId, budgetId, true);
     if (!budget || !budget.is_active || !budget.rollover_enabled) return 0; // another worker holds it, or it changed
-    const now = services.now();
-    const zone = await userTimeZoneOrUtc(trx, userId);
-    const today = dayIn(now, zone);
-    const latest = await latestState(trx, budget.id);
-    const windows: BudgetWindow[] = [];
-    let after: BudgetWindow | null = null;
-    if (latest) {
-      after = { start: latest.period_start, end: latest.period_end };
-      // closed before it ended (close-period mid-window): close it again with its final numbers
-      const closedEarly = latest.closed_at !== null && dayIn(latest.closed_at, zone) <= latest.period_end;
-      if (closedEarly && latest.period_end < today) windows.push(after);
-    }
-    windows.push(...endedWindows(budget, today, after, CATCH_UP_LIMIT));
-    for (const window of windows) await closeWindow(trx, services, budget, window, today, now, zone);
-    return windows.length;
+    return closeEndedWindowsOf(trx, services, budget, services.now());
   });
+}
+
+/**
+ * Closes the budget's ended windows that are not finally closed, oldest first (the caller holds
+ * the budget row locked); returns how many were written. close-period runs it too, so the
+ * window it closes receives the rollover of the one that just ended.
+ */
+export async function closeEndedWindowsOf(trx: Kysely<Database>, services: AppServices, budget: BudgetRow, now: Date): Promise<number> {
+  const zone = await userTimeZoneOrUtc(trx, budget.user_id);
+  const today = dayIn(now, zone);
+  const latest = await latestState(trx, budget.id, today);
+  const windows: BudgetWindow[] = [];
+  let after: BudgetWindow | null = null;
+  if (latest) {
+    after = { start: latest.period_start, end: latest.period_end };
+    // closed before it ended (close-period mid-window): close it again with its final numbers
+    const closedEarly = latest.closed_at !== null && dayIn(latest.closed_at, zone) <= latest.period_end;
+    if (closedEarly) windows.push(after);
+  }
+  windows.push(...endedWindows(budget, today, after, CATCH_UP_LIMIT));
+  for (const window of windows) await closeWindow(trx, services, budget, window, today, now, zone);
+  return windows.length;
 }

@@ -3,11 +3,12 @@
 //
 // A run claims a batch of pending rows in one statement (FOR UPDATE SKIP LOCKED): the claim
 // counts an attempt and stamps updated_at, and a claimed row is not claimable again until
-// RETRY_AFTER has passed. So two workers, or two runs, never send the same row at once, and a
-// sent row is never sent again. Sending happens outside any transaction (a slow SMTP server
-// must not hold row locks, and on the embedded database not the whole database). A process
-// dying between send and mark leaves the row pending; it is retried after RETRY_AFTER
-// (at-least-once, see migration 008).
+// RETRY_AFTER has passed; each row's claim is renewed just before its send, so a row that
+// waited behind slow sends and was claimed again elsewhere is skipped. So two workers, or two
+// runs, never send the same row at once, and a sent row is never sent again. Sending happens
+// outside any transaction (a slow SMTP server must not hold row locks, and on the embedded
+// database not the whole database). A process dying between send and mark leaves the row
+// pending; it is retried after RETRY_AFTER (at-least-once, see migration 008).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, EmailsTable } from '../db/schema.js';
@@ -72,6 +73,9 @@ export async function deliverPendingEmails(
   for (;;) {
     const batch = await claimBatch(db, now());
     for (const email of batch) {
+      // Rows of a batch wait for the sends before them; one that waited past RETRY_AFTER may
+      // have been claimed again by another worker, which then sends it instead.
+      if (!(await renewClaim(db, email, now()))) continue;
       let messageId: string;
       try {
         ({ messageId } = await transport.send({
@@ -116,7 +120,24 @@ function claimBatch(db: Kysely<Database>, now: Date): Promise<EmailRow[]> {
         .skipLocked(),
     )
     .returningAll()
-    .execute();
+    .execute()
+    // RETURNING has no order: send oldest first
+    .then((rows) => rows.sort((a, b) => a.id - b.id));
+}
+
+/**
+ * Restarts the claim's RETRY_AFTER just before sending; false when the row is no longer this
+ * claim's (another worker's claim counted a further attempt, or it is done).
+ */
+async function renewClaim(db: Kysely<Database>, email: EmailRow, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('emails')
+    .set({ updated_at: now })
+    .where('id', '=', email.id)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', email.attempts)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 async function markSent(db: Kysely<Database>, email: EmailRow, messageId: string, now: Date): Promise<void> {

@@ -46,19 +46,25 @@ export function accountDeletedEmail(name: string): RenderedEmail {
 
 /**
  * Closes the account: its rows and the confirmation e-mail in one transaction, then (after
- * commit) the bytes of its stored files, the notice and the nudge to the mail queue.
+ * commit) the bytes of its stored files, the notice and the nudge to the mail queue. Returns
+ * false, having done nothing, when the account was already gone (a concurrent closure won).
  */
 export async function closeAccount(
   ctx: { db: Kysely<Database>; services: AppServices; log: FastifyBaseLogger },
   account: ClosedAccount,
   notice: ClosureNotice,
-): Promise<void> {
+): Promise<boolean> {
   const storedFiles = await ctx.db.transaction().execute(async (trx) => {
+    // Two closures of one account (two admins, a double click): the row lock lets one through;
+    // the other finds no row and must neither report success nor mail a second confirmation.
+    const live = await trx.selectFrom('users').select('id').where('id', '=', account.id).forUpdate().executeTakeFirst();
+    if (!live) return undefined;
     const keys = await deleteUserAndEverythingOwned(trx, account.id);
     // Not linked to the account (user_id null): the account's own mail went with it.
     await queueEmail(trx, { to: account.email, kind: 'account_deleted', userId: null, ...accountDeletedEmail(fullName(account)) });
     return keys;
   });
+  if (!storedFiles) return false;
   const reason = notice.reason || 'No reason provided';
   ctx.log.info(
     { userId: account.id, email: account.email, source: notice.source, reason: notice.deletedBy ? `Deleted by: ${notice.deletedBy}\n\nReason: ${reason}` : reason },
@@ -66,4 +72,5 @@ export async function closeAccount(
   );
   await removeStoredFiles(ctx.services.storage, storedFiles, ctx.log);
   await ctx.services.jobs.send(DELIVER_EMAILS_JOB);
+  return true;
 }

@@ -40,7 +40,7 @@ export class Contract {
   static async load(file = SPEC_FILE): Promise<Contract> {
     const document = JSON.parse(readFileSync(file, 'utf8')) as Document;
     const backend = new OpenAPIBackend({
-      definition: nullableForAjv(structuredClone(document)) as Document,
+      definition: safeIntegers(nullableForAjv(structuredClone(document))) as Document,
       apiRoot: '/',
       quick: false,
       validate: true,
@@ -65,14 +65,17 @@ export class Contract {
 
   /** Parses and validates a request for an operation; returns coerced params and query. */
   checkRequest(operationId: string, parts: RequestParts): RequestCheck {
+    const operation = this.operation(operationId);
+    // Unknown query parameters are ignored, as clients send extras freely. They are dropped
+    // before validation: openapi-backend returns no coerced values once any error is found.
+    const query = Object.fromEntries(
+      Object.entries(parts.query).filter(([name]) => this.declaredQuery(operation).has(name.replace(/\[\]$/, ''))),
+    );
     const result = this.backend.validator.validateRequest(
-      { method: parts.method.toLowerCase(), path: parts.path, headers: parts.headers as Record<string, string>, query: parts.query as Record<string, string>, body: parts.body },
-      this.operation(operationId),
+      { method: parts.method.toLowerCase(), path: parts.path, headers: parts.headers as Record<string, string>, query: query as Record<string, string>, body: parts.body },
+      operation,
     );
-    // Unknown query parameters are ignored, as clients send extras freely.
-    const errors = (result.errors ?? []).filter(
-      (e) => !(e.keyword === 'additionalProperties' && e.instancePath === '/query'),
-    );
+    const errors = [...(result.errors ?? []), ...nulCharacterErrors(parts.body, '/requestBody'), ...nulCharacterErrors(query, '/query')];
     if (errors.length === 0) {
       const coerced: { params?: unknown; query?: unknown } = result.coerced ?? {};
       return { ok: true, params: (coerced.params ?? {}) as Record<string, unknown>, query: (coerced.query ?? {}) as Record<string, unknown> };
@@ -82,6 +85,23 @@ export class Contract {
       pathInvalid: errors.some((e) => e.instancePath.startsWith('/path')),
       errors: fieldErrors(errors),
     };
+  }
+
+  private readonly queryNames = new Map<Operation, Set<string>>();
+
+  /** The query parameter names an operation declares. */
+  private declaredQuery(operation: Operation): Set<string> {
+    let names = this.queryNames.get(operation);
+    if (!names) {
+      names = new Set(
+        (operation.parameters ?? [])
+          .map((parameter) => this.resolve(parameter as Record<string, any>))
+          .filter((parameter) => parameter?.in === 'query')
+          .map((parameter) => String(parameter!.name)),
+      );
+      this.queryNames.set(operation, names);
+    }
+    return names;
   }
 
   private operation(operationId: string): Operation {
@@ -130,6 +150,34 @@ function nullableForAjv(node: unknown): unknown {
     return { ...(description ? { description } : {}), anyOf: [rest, { type: 'null' }] };
   }
   return out;
+}
+
+/**
+ * Every integer without a maximum gets 2^53 − 1 (spec/README.md: integers are JSON-safe), so a
+ * huge id is refused by validation (404 in a path, 422 in a body) instead of overflowing
+ * `bigint` in SQL.
+ */
+function safeIntegers(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(safeIntegers);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = safeIntegers(value);
+  if (out.type === 'integer' && out.maximum === undefined) out.maximum = Number.MAX_SAFE_INTEGER;
+  return out;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, so a string carrying it is refused here (422 on its
+ * field) rather than failing in SQL. Shaped like ajv's errors so they are keyed the same way.
+ */
+function nulCharacterErrors(value: unknown, instancePath: string): ErrorObject[] {
+  if (typeof value === 'string') {
+    return value.includes('\u0000')
+      ? [{ keyword: 'nulCharacter', instancePath, schemaPath: '', params: {}, message: 'may not contain NUL characters' }]
+      : [];
+  }
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, item]) => nulCharacterErrors(item, `${instancePath}/${key}`));
 }
 
 // ---- ajv errors → field-keyed messages ------------------------------------------------
@@ -205,6 +253,8 @@ function messageFor(field: string, error: ErrorObject): string {
       return `The ${label} field is not allowed.`;
     case 'parse':
       return 'The body is not valid JSON.';
+    case 'nulCharacter':
+      return `The ${label} may not contain NUL characters.`;
     default:
       return `The ${label} is invalid.`;
   }

@@ -255,6 +255,9 @@ function keySet(jwksUrl: string) {
   return keys;
 }
 
+/** Seconds of clock difference tolerated on `exp`, `nbf` and `iat`. */
+const ID_TOKEN_CLOCK_TOLERANCE_S = 60;
+
 /** jose's verdicts on the token itself; any other failure is about reaching the keys. */
 const TOKEN_FAULTS = new Set([
   joseErrors.JWTExpired.code,
@@ -281,6 +284,9 @@ export async function verifyIdToken(check: IdTokenCheck, idToken: string): Promi
       issuer: check.issuers,
       audience: check.audience,
       requiredClaims: ['sub', 'exp'],
+      // The provider's clock and ours differ a little: a token "not yet valid" or "just
+      // expired" by a few seconds is still the one the provider just issued.
+      clockTolerance: ID_TOKEN_CLOCK_TOLERANCE_S,
     }));
   } catch (error) {
     if (error instanceof joseErrors.JOSEError && TOKEN_FAULTS.has(error.code)) throw new OAuthRefusedError('Invalid token');
@@ -313,8 +319,10 @@ function splitName(name: string | null): [string | null, string | null] {
   return [first!, rest.join(' ') || null];
 }
 
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+/** A non-empty string claim, trimmed; NUL (which PostgreSQL text cannot hold) removed. */
+export function text(value: unknown): string | null {
+  const cleaned = typeof value === 'string' ? value.replace(/\u0000/g, '').trim() : '';
+  return cleaned !== '' ? cleaned : null;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

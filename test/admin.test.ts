@@ -2,6 +2,8 @@
 // metrics, the users list, a user's details and deleting a user with everything they own.
 // The role is granted as the admin CLI grants it (scripts/admin.ts grantAdmin).
 import t from 'tap';
+import { bucketKey } from '../domain/metric-buckets.js';
+import { operations } from '../generated/operations.js';
 import { grantAdmin } from '../scripts/admin.js';
 import { startApp } from './helpers/harness.js';
 import { isStored, uploadFiles } from './helpers/stored-files.js';
@@ -256,4 +258,74 @@ t.test('revoking the role closes the admin area at once, for tokens already issu
   t.equal((await api.request('GET', '/api/v1/admin/users', { token: admin.token })).status, 200);
   await api.db.updateTable('users').set({ role: 'user' }).where('id', '=', admin.user.id).execute();
   t.equal((await api.request('GET', '/api/v1/admin/users', { token: admin.token })).status, 403);
+});
+
+// ---- review: the gate over every operation, racing deletes, hostile paging ------------------------
+
+t.test('every /admin operation of the spec is behind the role (enumerated, not listed by hand)', async (t) => {
+  const user = await api.newUser();
+  const adminOperations = operations.filter((op) => op.path.startsWith('/v1/admin'));
+  t.ok(adminOperations.length >= 8, `${adminOperations.length} admin operations`);
+  t.same(operations.filter((op) => op.tag === 'Admin').map((op) => op.operationId).sort(), adminOperations.map((op) => op.operationId).sort(), 'the gate (tag Admin) covers exactly the /admin paths');
+  for (const op of adminOperations) {
+    t.equal(op.public, false, `${op.operationId} needs a token`);
+    const url = `/api${op.path.replace('{id}', String(user.user.id))}`;
+    const forbidden = await api.request(op.method, url, { token: user.token });
+    t.equal(forbidden.status, 403, `${op.operationId} as a user`);
+    t.equal((await api.request(op.method, url)).status, 401, `${op.operationId} without a token`);
+  }
+  t.ok(await api.db.selectFrom('users').select('id').where('id', '=', user.user.id).executeTakeFirst(), 'the user is still there');
+});
+
+t.test('two admins deleting one user at once: one deletes, the other gets 404, one e-mail', async (t) => {
+  const first = await newAdmin();
+  const second = await newAdmin();
+  const user = await api.newUser();
+  const results = await Promise.all([
+    api.request('DELETE', `/api/v1/admin/users/${user.user.id}`, { token: first.token }),
+    api.request('DELETE', `/api/v1/admin/users/${user.user.id}`, { token: second.token }),
+  ]);
+  t.same(results.map((r) => r.status).sort(), [200, 404]);
+  const mails = await api.db.selectFrom('emails').select('id').where('to_address', '=', user.email).where('kind', '=', 'account_deleted').execute();
+  t.equal(mails.length, 1, 'one confirmation e-mail');
+});
+
+t.test('paging: a page far past the end is empty, never a 500', async (t) => {
+  const admin = await newAdmin();
+  for (const url of ['/api/v1/admin/users', '/api/v1/admin/outreach']) {
+    for (const page of ['1000000', '9007199254740991', '100000000000000000000']) {
+      const res = await api.request('GET', `${url}?page=${page}&limit=100`, { token: admin.token });
+      t.not(res.status, 500, `${url} page=${page}`);
+      if (res.status === 200) t.same(res.body.data.data, [], `${url} page=${page} is empty`);
+      else t.ok(res.body.errors?.page, `${url} page=${page} refused on page`);
+    }
+  }
+});
+
+t.test('users list: a search with a NUL character is 422 on search (never a 500)', async (t) => {
+  const admin = await newAdmin();
+  const res = await api.request('GET', '/api/v1/admin/users?search=a%00b', { token: admin.token });
+  t.equal(res.status, 422);
+  t.same(res.body.errors, { search: ['The search may not contain NUL characters.'] });
+});
+
+t.test('metrics: the SQL buckets (to_char) and the zero-filled keys agree for every granularity', async (t) => {
+  const admin = await newAdmin();
+  const user = await api.newUser();
+  const now = Date.now();
+  // Around year and week edges too: 3 and 10 days ago, and 40 days ago (another month).
+  const dates = [1, 3, 10, 40].map((days) => new Date(now - days * DAY));
+  for (const date of dates) await transaction(user.user.id, 'expense', date);
+  for (const granularity of ['day', 'week', 'month'] as const) {
+    const res = await api.request('GET', `/api/v1/admin/metrics?days=60&granularity=${granularity}`, { token: admin.token });
+    t.equal(res.status, 200);
+    const total = metricOf(res.body, 'transactions', 'total_transactions').value;
+    const series = metricOf(res.body, 'transactions', 'transactions_series').series;
+    t.equal(series.reduce((sum: number, p: any) => sum + p.value, 0), total, `${granularity}: every counted transaction lands in a bucket`);
+    const keys = series.map((p: any) => p.date);
+    t.same(keys, [...new Set(keys)], `${granularity}: keys are distinct`);
+    for (const date of dates) t.ok(series.find((p: any) => p.date === bucketKey(date, granularity))?.value >= 1, `${granularity}: ${date.toISOString()} in its bucket`);
+    const users = metricOf(res.body, 'users', 'new_users_series').series;
+    t.equal(users.reduce((sum: number, p: any) => sum + p.value, 0), metricOf(res.body, 'users', 'new_users').value, `${granularity}: new users too`);
+  }
 });

@@ -92,6 +92,47 @@ t.test('confirm with overrides; invalid overrides change nothing; an overdraft f
   t.equal(await balanceOf(wallet), '0.0000');
 });
 
+t.test('write tools take amounts and dates exactly; an impossible one goes back to the model, never to a proposal', async (t) => {
+  const wallet = await fx.wallet(owner.user.id, { balance: '10' });
+  // Before: "1e3" was read as 1000, 0.1 + 0.2 as the model computed it was proposed (and only
+  // refused at confirm), 2026-02-30 became March 2, and a range ending 9999-12-31 failed the reply.
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ amount: '1e3' }, 'Amount must be greater than zero.'],
+    [{ amount: 0.1 + 0.2 }, 'The amount may have at most 4 decimal places.'],
+    [{ amount: '12.34567' }, 'The amount may have at most 4 decimal places.'],
+    [{ amount: 1e15 }, 'The amount is too large.'],
+    [{ amount: -0 }, 'Amount must be greater than zero.'],
+    [{ amount: 1, datetime: '2026-02-30T10:00:00Z' }, 'datetime must be an ISO 8601 date-time.'],
+    [{ amount: 1, datetime: '+275760-09-13T00:00:00.000Z' }, 'datetime must be an ISO 8601 date-time.'],
+  ];
+  for (const [args, error] of cases) {
+    const chat = await newChat(owner.token, 'Log it');
+    script.push(toolCall('record_transaction', { type: 'expense', wallet_id: wallet, ...args }), text('Which amount?'));
+    received.length = 0;
+    await runJob();
+    t.same(JSON.parse(received[1].body.messages.at(-1).content), { error }, JSON.stringify(args));
+    t.same((await getChat(chat.id)).messages[1].actions, [], 'nothing proposed');
+  }
+  const chat = await newChat(owner.token, 'Spending ever');
+  script.push(toolCall('spending_by_category', { start_date: '0001-01-01', end_date: '9999-12-31' }), text('Pick a range.'));
+  received.length = 0;
+  await runJob();
+  t.same(JSON.parse(received[1].body.messages.at(-1).content), { error: 'start_date must be a date as YYYY-MM-DD.' });
+  t.equal((await getChat(chat.id)).messages[1].status, 'completed', 'the reply is still answered');
+
+  const exact = await newChat(owner.token, 'Log 2.50');
+  script.push(toolCall('record_transaction', { type: 'expense', wallet_id: wallet, amount: '2.50' }), text('Confirm it.'));
+  await runJob();
+  const [action] = (await getChat(exact.id)).messages[1].actions;
+  t.equal(action.payload.amount, 2.5, 'a plain decimal string is fine');
+  const url = `/api/v1/ai/chats/${exact.id}/actions/${action.id}/confirm`;
+  const huge = await api.request('POST', url, { token: owner.token, body: { overrides: { amount: 1e16, type: 'income' } } });
+  t.equal(huge.status, 422);
+  t.same(huge.body.errors, { amount: ['The amount is too large.'] });
+  t.equal((await api.request('POST', url, { token: owner.token })).status, 200);
+  t.equal(await balanceOf(wallet), '7.5000');
+});
+
 t.test('reject discards; a rejected action cannot be confirmed', async (t) => {
   const wallet = await fx.wallet(owner.user.id, { balance: '10' });
   const chat = await newChat(owner.token, 'Record income');

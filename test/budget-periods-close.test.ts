@@ -45,7 +45,7 @@ t.test('close-period: 422 without rollover; a snapshot; closing again updates th
   t.ok(refused.body.errors.rollover_enabled);
   t.same(await statesOf(plain.id), []);
 
-  const rolling = await budget();
+  const rolling = await budget({ start_date: '2026-03-01' });
   await spend(300, '2026-03-05T10:00:00Z');
   const closed = await api.request('POST', `/api/v1/budgets/${rolling.id}/close-period`, { token: user.token });
   t.equal(closed.status, 200);
@@ -71,8 +71,8 @@ t.test('close-period: 422 without rollover; a snapshot; closing again updates th
 t.test('the period-state feed: own live budgets only, budget filter, sync parameters', async (t) => {
   clock = new Date('2026-03-15T12:00:00Z');
   const { user, budget } = await newLedger();
-  const a = await budget({ name: 'A' });
-  const b = await budget({ name: 'B' });
+  const a = await budget({ name: 'A', start_date: '2026-03-01' });
+  const b = await budget({ name: 'B', start_date: '2026-03-01' });
   const since = clock.toISOString();
   for (const id of [a.id, b.id]) t.equal((await api.request('POST', `/api/v1/budgets/${id}/close-period`, { token: user.token })).status, 200);
 
@@ -96,6 +96,8 @@ t.test('the period-state feed: own live budgets only, budget filter, sync parame
   t.same(fromStart.body.data.data.map((s: { budget_id: number }) => s.budget_id), [b.id, a.id], 'ordered by updated_at');
   t.equal((await api.request('GET', '/api/v1/budget-period-states?synced_since=never', { token: user.token })).status, 422);
   t.equal((await api.request('GET', '/api/v1/budget-period-states?budget_id=0', { token: user.token })).status, 422);
+  const huge = await api.request('GET', '/api/v1/budget-period-states?budget_id=99999999999999999999', { token: user.token });
+  t.equal(huge.status, 422, 'an id past 2^53 − 1 is refused like any out-of-range value');
 
   t.equal((await api.request('DELETE', `/api/v1/budgets/${a.id}`, { token: user.token })).status, 200);
   const afterDelete = await api.request('GET', '/api/v1/budget-period-states', { token: user.token });
@@ -178,4 +180,43 @@ t.test("windows end in the user's time zone; an early close is redone once the w
   clock = new Date('2026-04-01T03:00:00Z');
   await closeEndedWindows(api.db, services);
   t.equal((await statesOf(near.id))[0].updated_at.toISOString(), closedAt, 'and then left alone');
+});
+
+t.test('a close-period of the new window before the job ran still lets the job close the window that ended', async (t) => {
+  clock = new Date('2026-03-10T12:00:00Z');
+  const { user, spend, budget } = await newLedger();
+  const monthly = await budget({ start_date: '2026-02-01' });
+  await spend(100, '2026-02-10T10:00:00Z');
+  await spend(300, '2026-03-05T10:00:00Z');
+
+  // 1 April 00:02: a client closes "the current window" (April) before the hourly job has run
+  clock = new Date('2026-04-01T00:02:00Z');
+  const early = await api.request('POST', `/api/v1/budgets/${monthly.id}/close-period`, { token: user.token });
+  t.match(early.body.data, { period_start: '2026-04-01', net_spent: 0, rollover_in: 600, rollover_out: 1100 }, 'closing April first closes the windows that ended');
+
+  clock = new Date('2026-04-01T00:05:00Z');
+  await closeEndedWindows(api.db, services);
+  t.equal((await chain(monthly.id)).length, 3, 'February, March and April, each once');
+  t.same(
+    (await chain(monthly.id)).slice(0, 2),
+    [
+      ['2026-02-01', '2026-02-28', '100.0000', '0.0000', '400.0000'],
+      ['2026-03-01', '2026-03-31', '300.0000', '400.0000', '600.0000'],
+    ],
+    'February and March are closed in order although April was closed first',
+  );
+  const progress = await api.request('GET', `/api/v1/budgets/${monthly.id}/progress`, { token: user.token });
+  t.match(progress.body.data, { period_start: '2026-04-01', rollover_in: 600, effective_limit: 1100 }, "April receives March's rollover_out");
+});
+
+t.test('a snapshot keeps every decimal of large amounts (no float on the way to the row)', async (t) => {
+  clock = new Date('2026-03-15T12:00:00Z');
+  const { user, spend, budget } = await newLedger();
+  await api.db.updateTable('wallets').set({ balance: '90000000000000.0000' }).where('user_id', '=', user.user.id).execute();
+  const big = await budget({ name: 'Big', amount: 50000000000000, start_date: '2026-03-01' });
+  await spend(12345678901234.5, '2026-03-05T10:00:00Z');
+  await spend(0.0671, '2026-03-06T10:00:00Z');
+  const closed = await api.request('POST', `/api/v1/budgets/${big.id}/close-period`, { token: user.token });
+  t.equal(closed.status, 200);
+  t.same(await chain(big.id), [['2026-03-01', '2026-03-31', '12345678901234.5671', '0.0000', '37654321098765.4329']]);
 });

@@ -126,6 +126,11 @@ t.test('bad input is 422 keyed by field and writes nothing', async (t) => {
     [{ targets: [{ type: 'category', id: myCategory }, { type: 'category', id: theirCategory }] }, 'targets.1.id'],
     [{ targets: [{ type: 'group', id: theirGroup }] }, 'targets.0.id'],
     [{ targets: [{ type: 'wallet', id: 99999999 }] }, 'targets.0.id'],
+    [{ targets: [{ type: 'wallet', id: 9223372036854775807 }] }, 'targets.0.id'],
+    [{ start_date: '0000-01-01' }, 'start_date'],
+    [{ start_date: '9999-12-31' }, 'start_date'],
+    [{ period_type: 'weekly', start_date: '9999-12-30' }, 'start_date'],
+    [{ period_type: 'custom', end_date: '9999-12-31' }, 'end_date'],
   ];
   for (const [changes, field] of cases) {
     const res = await api.request('POST', '/api/v1/budgets', { token: owner.token, body: { ...base, ...changes } });
@@ -192,6 +197,9 @@ t.test('update: fields, targets replaced as a set, rules on the resulting budget
   t.ok(custom.body.errors.end_date, 'a custom budget needs an end date');
   const backwards = await api.request('PUT', url, { token: owner.token, body: { start_date: '2026-05-01', end_date: '2026-04-30' } });
   t.ok(backwards.body.errors.end_date);
+  const farAway = await api.request('PUT', url, { token: owner.token, body: { end_date: '9999-12-31' } });
+  t.equal(farAway.status, 422, 'a date the window arithmetic cannot hold is refused, not stored');
+  t.ok(farAway.body.errors?.end_date);
   const foreign = await api.request('PUT', url, { token: owner.token, body: { targets: [{ type: 'wallet', id: await fx.wallet(stranger.user.id) }] } });
   t.equal(foreign.status, 422);
   t.ok(foreign.body.errors['targets.0.id']);
@@ -314,4 +322,32 @@ t.test('progress on a small ledger: refunds subtract, transfers and other target
   const page3 = await api.request('GET', `/api/v1/budgets/${all.id}/transactions?limit=2&page=3`, { token: user.token });
   t.equal(page3.body.data.data.length, 2);
   t.equal(page3.body.data.data[1].amount, 200, 'the oldest counted row is last');
+});
+
+t.test("23:30 on the month's last day in the user's zone counts in that month, though it is the next day in UTC", async (t) => {
+  const user = await api.newUser();
+  await fx.setTimeZone(user.user.id, 'America/New_York'); // UTC−5 in January
+  const wallet = await fx.wallet(user.user.id, { balance: '5000' });
+  const late = await transaction(user.token, { type: 'expense', amount: 40, wallet_id: wallet, datetime: '2026-02-01T04:30:00Z' }); // 31 Jan 23:30 local
+  await transaction(user.token, { type: 'expense', amount: 7, wallet_id: wallet, datetime: '2026-02-01T05:00:00Z' }); // 1 Feb 00:00 local
+  const saved = clock;
+  t.teardown(() => {
+    clock = saved;
+  });
+  clock = new Date('2026-02-01T03:00:00Z'); // 31 Jan 22:00 local
+  const january = await createBudget(user.token, { name: 'January' });
+  t.match(january.progress, { period_start: '2026-01-01', period_end: '2026-01-31', gross_spent: 40 });
+  const listed = await api.request('GET', `/api/v1/budgets/${january.id}/transactions`, { token: user.token });
+  t.same(listed.body.data.data.map((row: { id: number }) => row.id), [late]);
+  clock = new Date('2026-02-01T06:00:00Z'); // 1 Feb 01:00 local
+  const february = await api.request('GET', `/api/v1/budgets/${january.id}/progress`, { token: user.token });
+  t.match(february.body.data, { period_start: '2026-02-01', period_end: '2026-02-28', gross_spent: 7 });
+});
+
+t.test('a stored time zone the runtime does not know reads as UTC', async (t) => {
+  const user = await api.newUser();
+  await fx.setTimeZone(user.user.id, 'Mars/Base');
+  const made = await createBudget(user.token, { name: 'Mars' });
+  t.match(made.progress, { period_start: '2026-03-01', period_end: '2026-03-31' });
+  t.equal((await api.request('GET', `/api/v1/budgets/${made.id}/transactions`, { token: user.token })).status, 200);
 });

@@ -1,6 +1,6 @@
 // Reading CSV rows for imports: header aliases, files without a header, lenient amounts and dates.
 import t from 'tap';
-import { CsvReadError, parseImportAmount, parseImportDate, parseImportType, readCsvRows } from '../domain/import-rows.js';
+import { CsvReadError, MAX_IMPORT_ROWS, parseImportAmount, parseImportDate, parseImportType, readCsvRows } from '../domain/import-rows.js';
 
 t.test('a header is matched by name with aliases, in any order, ignoring case and spaces', async (t) => {
   const rows = readCsvRows(
@@ -120,4 +120,23 @@ t.test('ambiguous or impossible dates are null', async (t) => {
   for (const raw of ['02/03/2026', '03-04-2026', '2026-02-30', '31/02/2026', '13/13/2026', '2026-13-01', 'yesterday', '', '7 Foo 2026', '7 Marchy 2026', '26-03-07', '2026-03']) {
     t.equal(parseImportDate(raw), null, `refused: "${raw}"`);
   }
+});
+
+t.test('a file of more rows than an import takes is refused without holding them all', async (t) => {
+  // A 10 MB upload of tiny rows is nearly two million rows: about 1.6 GB of heap and half a
+  // minute of blocked event loop when read whole.
+  t.equal(readCsvRows('amount\n' + '1\n'.repeat(MAX_IMPORT_ROWS)).length, MAX_IMPORT_ROWS, 'the limit itself is fine');
+  t.throws(() => readCsvRows('amount\n' + '1\n'.repeat(MAX_IMPORT_ROWS + 1)), { name: 'CsvReadError', message: `The file has more than ${MAX_IMPORT_ROWS} rows: split it into smaller files.` });
+  t.throws(() => readCsvRows('1\n'.repeat(MAX_IMPORT_ROWS + 1)), CsvReadError, 'without a header too');
+  const started = Date.now();
+  t.throws(() => readCsvRows('amount\n' + '1\n'.repeat(2_000_000)), CsvReadError);
+  t.ok(Date.now() - started < 5000, `stops reading at the limit (${Date.now() - started} ms)`);
+});
+
+t.test('amounts are exact: no exponent, at most 4 decimals, no float artefacts', async (t) => {
+  t.equal(parseImportAmount('1e3'), null);
+  t.equal(parseImportAmount('12.34567'), null);
+  t.same(parseImportAmount('1,234.5678'), { amount: '1234.5678', negative: false });
+  t.same(parseImportAmount('-0'), { amount: '0', negative: false });
+  t.same(parseImportAmount('0.1'), { amount: '0.1', negative: false });
 });

@@ -5,6 +5,7 @@ import t from 'tap';
 import { analyzeImportJob } from '../jobs/analyze-import.js';
 import { startFakeProvider } from './helpers/fake-provider.js';
 import { startApp, type TestApp } from './helpers/harness.js';
+import { walletsOffLedger } from './helpers/ledger-invariant.js';
 import { CAMT053, OFX_SGML } from './helpers/statement-samples.js';
 import { ledgerFixtures, multipart } from './helpers/transaction-fixtures.js';
 
@@ -147,6 +148,58 @@ t.test('partial failure: invalid index, missing date, overdraft; the rest is imp
   t.equal(nothing.body.message, 'Import failed. No transactions were created.');
 });
 
+t.test('amounts that cannot be kept exactly: refused per row at analysis, 422 at confirm, never a 500', async (t) => {
+  // Before: the too large amount failed the whole analysis ("numeric field overflow"), the
+  // OFX amount with 5 decimals was rounded silently by the column, and confirm answered 500
+  // for an amount or fee beyond the money columns, or for an index beyond int4.
+  const csv = await analysed('big.csv', 'Date,Amount,Account\n2026-04-01,99999999999999999999,Main Wallet\n2026-04-01,-1,Main Wallet\n');
+  t.equal(csv.status, 'ready');
+  t.match(csv.suggestions, [{ amount: null, warnings: ['The amount 99999999999999999999 is too large.'] }, { amount: 1, warnings: [] }]);
+  const ofx = OFX_SGML.replace('<TRNAMT>-23.40', '<TRNAMT>-23.40001');
+  t.match((await analysed('five.ofx', ofx)).suggestions[0], { amount: null, type: 'expense', warnings: ['The amount -23.40001 has more than 4 decimals.'] });
+
+  const before = await transactionCount();
+  for (const [item, field] of [
+    [{ index: 1, amount: 1e15 }, 'accepted.0.amount'],
+    [{ index: 1, amount: 1e300 }, 'accepted.0.amount'],
+    [{ index: 1, fee: 1e16 }, 'accepted.0.fee'],
+  ] as const) {
+    const res = await confirm({ session_id: csv.id, accepted: [item] });
+    t.equal(res.status, 422, JSON.stringify(item));
+    t.same(res.body.errors, { [field]: [field.endsWith('fee') ? 'The fee is too large.' : 'The amount is too large.'] });
+  }
+  const beyond = await confirm({ session_id: csv.id, accepted: [{ index: 2147483648 }, { index: 0 }, { index: 1, date: '0050-01-01' }] });
+  t.equal(beyond.status, 200);
+  t.match(beyond.body.data.results, [
+    { index: 2147483648, status: 'failed', error: 'Invalid suggestion index: 2147483648' },
+    { index: 0, status: 'failed', error: /greater than zero/ },
+    { index: 1, status: 'failed', error: 'The date 0050-01-01 is not a valid date.' }, // was written as 1950-01-01
+  ]);
+  t.equal(await transactionCount(), before, 'nothing written');
+  t.same(await walletsOffLedger(api, owner.user.id), [], 'balances still equal their ledgers');
+});
+
+t.test('a confirm that would overflow the wallet balance fails that suggestion, not the request', async (t) => {
+  const full = await fx.wallet(owner.user.id, { balance: '999999999999999' });
+  const session = await analysed('march.csv', CSV);
+  const res = await confirm({ session_id: session.id, accepted: [{ index: 2, wallet_id: full }, { index: 1, wallet_id: wallet }] });
+  t.equal(res.status, 200);
+  t.match(res.body.data.results, [{ index: 2, status: 'failed', error: 'The wallet balance would become too large.' }, { index: 1, status: 'created' }]);
+  t.equal(await fx.balance(full), '999999999999999.0000');
+  t.same(await walletsOffLedger(api, owner.user.id), []);
+});
+
+t.test('after every confirm above, each wallet balance equals opening + its live transactions', async (t) => {
+  const session = await analysed('march.csv', CSV);
+  await Promise.all([
+    confirm({ session_id: session.id, accepted: [{ index: 2, fee: 1.2345 }, { index: 1 }] }),
+    confirm({ session_id: session.id, accepted: [{ index: 1 }, { index: 2, fee: 1.2345 }] }),
+  ]);
+  const made = await api.db.selectFrom('import_suggestions').select(['transaction_id', 'fee_transaction_id']).where('import_session_id', '=', session.id).where('status', '=', 'confirmed').execute();
+  t.equal(made.length, 2, 'two suggestions imported once each, with one fee');
+  t.same(await walletsOffLedger(api, owner.user.id), []);
+});
+
 t.test('CAMT.053 (detected by content): the account has no wallet until confirm auto-creates it', async (t) => {
   const session = await analysed('statement.txt', CAMT053);
   t.match(session, { processor: 'camt', status: 'ready', total_suggestions: 2, file_type: 'txt' });
@@ -165,6 +218,27 @@ t.test('CAMT.053 (detected by content): the account has no wallet until confirm 
   const created = await api.db.selectFrom('wallets').selectAll().where('id', '=', walletId).executeTakeFirstOrThrow();
   t.match(created, { name: 'DE89370400440532013000', currency: 'EUR', balance: '2457.8500' });
   t.ok(res.body.data.results[1].party_id, 'the party was created');
+});
+
+t.test('two confirms at once auto-create the statement account and party once', async (t) => {
+  // Before: both saw no wallet and both inserted one; the second hit the unique slug (a 500).
+  const user = await api.newUser();
+  await fx.allowNegative(user.user.id, true); // the debit may run before the credit
+  for (let round = 0; round < 3; round++) {
+    const session = await analysed('statement.xml', CAMT053.replaceAll('DE89370400440532013000', `DE00RACE${round}`), user.token);
+    const both = { session_id: session.id, auto_create_wallets: true, auto_create_parties: true };
+    const [a, b] = await Promise.all([confirm({ ...both, accepted: [{ index: 0 }] }, user.token), confirm({ ...both, accepted: [{ index: 1 }] }, user.token)]);
+    t.same([a.status, b.status], [200, 200], JSON.stringify([a.body.message, b.body.message]));
+    t.equal(a.body.data?.results[0].wallet_id, b.body.data?.results[0].wallet_id, 'one wallet for the account');
+    const wallets = await api.db.selectFrom('wallets').select('id').where('user_id', '=', user.user.id).where('name', '=', `DE00RACE${round}`).execute();
+    t.equal(wallets.length, 1);
+  }
+  const both = await analysed('statement.xml', CAMT053.replace('City Grocer', 'ACME Payroll GmbH').replace('DE89370400440532013000', 'DE00PARTY'), user.token);
+  const request = { session_id: both.id, auto_create_wallets: true, auto_create_parties: true };
+  await Promise.all([confirm({ ...request, accepted: [{ index: 0 }] }, user.token), confirm({ ...request, accepted: [{ index: 1 }] }, user.token)]);
+  const parties = await api.db.selectFrom('parties').select('id').where('user_id', '=', user.user.id).where('name', '=', 'ACME Payroll GmbH').execute();
+  t.equal(parties.length, 1, 'one party for the name');
+  t.same(await walletsOffLedger(api, user.user.id), []);
 });
 
 t.test('OFX (SGML, .qfx) is analysed natively; duplicates within the window are flagged once imported', async (t) => {

@@ -3,6 +3,7 @@
 import t from 'tap';
 import { processCsvImportJob } from '../jobs/process-csv-import.js';
 import { startApp } from './helpers/harness.js';
+import { walletsOffLedger } from './helpers/ledger-invariant.js';
 import { ledgerFixtures, multipart, PNG } from './helpers/transaction-fixtures.js';
 
 const api = await startApp(t);
@@ -327,4 +328,27 @@ t.test('fix validation (422 by position), another user\'s import (404), no token
   const foreign = await api.request('PUT', url, { token: stranger.token, body: [{ id, amount: 1, type: 'income', date: '2026-01-01' }] });
   t.equal(foreign.status, 404);
   t.equal((await api.request('PUT', url, { body: [{ id, amount: 1, type: 'income', date: '2026-01-01' }] })).status, 401);
+});
+
+t.test('a file of more rows than an import takes fails as a whole, and no balance ever leaves its ledger', async (t) => {
+  const huge = await uploaded(owner.token, 'amount,date\n' + '1,2026-06-01\n'.repeat(100_001));
+  const before = (await transactionsOf(owner.user.id)).length;
+  await runJob(huge.id);
+  t.match(await importRow(huge.id), { status: 'failed', error: 'The file has more than 100000 rows: split it into smaller files.' });
+  t.equal((await transactionsOf(owner.user.id)).length, before, 'nothing imported');
+
+  // A row that would push a balance past numeric(19, 4) fails with that reason, not a generic one.
+  const full = await fx.wallet(owner.user.id, { balance: '999999999999999' });
+  await api.db.updateTable('wallets').set({ name: 'Full' }).where('id', '=', full).execute();
+  const overflow = await uploaded(owner.token, 'amount,type,account,date\n5,income,Full,2026-06-01\n');
+  await runJob(overflow.id);
+  t.match((await failedRows(owner.token, overflow.id)).data, [{ amount: '5', reason: 'The wallet balance would become too large.' }]);
+  t.equal(await fx.balance(full), '999999999999999.0000');
+
+  // A fix dated before year 1000 was written in 19xx (two-digit years): it is refused instead.
+  const [stuck] = (await failedRows(owner.token, overflow.id)).data;
+  const fixed = await api.request('PUT', `/api/v1/imports/${overflow.id}/fix`, { token: owner.token, body: [{ id: stuck.id, amount: 5, type: 'income', date: '0050-01-01', wallet: 'Main Wallet' }] });
+  t.equal(fixed.status, 200);
+  t.match(fixed.body.data.results, [{ id: stuck.id, status: 'failed', reason: 'The date 0050-01-01 is not a valid date.' }]);
+  for (const user of [owner, stranger]) t.same(await walletsOffLedger(api, user.user.id), [], `every wallet of user ${user.user.id} equals opening + live transactions`);
 });

@@ -171,6 +171,41 @@ t.test('two workers draining the outbox at once send every e-mail exactly once',
   t.same(await deliverPendingEmails(api.db, second, api.app.services.storage, () => clock), { sent: 0, failed: 0, retrying: 0 });
 });
 
+t.test('a worker slower than the retry delay never sends a row another worker took over', async (t) => {
+  clock = new Date('2026-05-04T10:00:00Z');
+  const ids = [await queue(api, 'slow-1@example.test'), await queue(api, 'slow-2@example.test')];
+  const sends: string[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let firstStarted!: () => void;
+  const started = new Promise<void>((resolve) => (firstStarted = resolve));
+  const slow = {
+    kind: 'smtp' as const,
+    async send(message: { to: string }) {
+      sends.push(message.to);
+      if (sends.length === 1) {
+        firstStarted();
+        await released; // a stuck server: this send outlasts the retry delay
+      }
+      return { messageId: `<${sends.length}@slow>` };
+    },
+    close() {},
+  };
+  const quick = { kind: 'smtp' as const, async send(message: { to: string }) { sends.push(message.to); return { messageId: '<quick>' }; }, close() {} };
+
+  const slowRun = deliverPendingEmails(api.db, slow, api.app.services.storage, () => clock);
+  await started;
+  clock = new Date(clock.getTime() + 6 * 60_000); // worker 1 still sending its first row
+  await deliverPendingEmails(api.db, quick, api.app.services.storage, () => clock);
+  release();
+  await slowRun;
+  // slow-1 was in flight when it was taken over (the SMTP timeouts keep a real send far below
+  // the retry delay); slow-2 had not been started, and must not go out twice.
+  t.equal(sends.filter((address) => address === 'slow-2@example.test').length, 1, 'the waiting row is sent once');
+  const rows = await api.db.selectFrom('emails').select('status').where('id', 'in', ids).execute();
+  t.ok(rows.every((row) => row.status === 'sent'));
+});
+
 t.test("an outreach e-mail arrives with its campaign's attachment", async (t) => {
   const admin = await api.newUser();
   const granted = await grantAdmin(api.db, admin.email);

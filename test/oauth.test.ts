@@ -303,6 +303,22 @@ t.test('callback: a verified e-mail links to the existing account', async (t) =>
   t.equal(wallets.length, 1, 'nothing seeded twice');
 });
 
+t.test('callback: an account registered but never verified is taken over by the proven owner', async (t) => {
+  // someone registered the victim's address first (api.newUser leaves it unverified)
+  const squatter = await api.newUser();
+  t.equal((await userRow(squatter.email))?.email_verified_at, null);
+  const res = await callback(codeFor(oidcProfile(squatter.email, { sub: 'acme-owner-1' })));
+  t.equal(res.status, 200);
+  t.equal(res.body.data.user.id, squatter.user.id, 'the owner gets the account');
+  t.not(res.body.data.user.email_verified_at, null, 'now verified');
+  const row = await userRow(squatter.email);
+  t.equal(row?.password_hash, null, 'the unproven password no longer works');
+  t.equal((await api.request('GET', '/api/v1/user', { token: squatter.token })).status, 401, 'nor the tokens issued with it');
+  const login = await api.request('POST', '/api/login', { body: { email: squatter.email, password: squatter.password } });
+  t.equal(login.status, 401);
+  t.equal((await api.request('GET', '/api/v1/user', { token: res.body.data.token })).status, 200);
+});
+
 t.test('callback: an unverified e-mail never signs into an account, nor creates one', async (t) => {
   const existing = await api.newUser();
   const res = await callback(codeFor(oidcProfile(existing.email, { sub: 'acme-unverified-1', email_verified: false })));
@@ -454,7 +470,7 @@ t.test('mobile: wrong audience, wrong issuer, expired, bad signature, garbage ar
   const cases: Array<[string, Promise<string> | string]> = [
     ['wrong audience', idToken(claims, { audience: 'someone-else' })],
     ['wrong issuer', idToken(claims, { issuer: 'https://evil.example' })],
-    ['expired', idToken(claims, { expiresAt: Math.floor(Date.now() / 1000) - 60 })],
+    ['expired', idToken(claims, { expiresAt: Math.floor(Date.now() / 1000) - 600 })],
     ['bad signature', idToken(claims, { key: impostor.privateKey })],
     ['not a JWT', 'not-a-jwt'],
   ];
@@ -482,4 +498,100 @@ t.test('mobile: bad input is 422 keyed by field; unknown driver 404; keys unreac
   t.equal((await mobile('github', { id_token: token })).status, 404, 'a driver without ID-token settings');
   const down = await mobile('down', { id_token: token });
   t.equal(down.status, 503);
+});
+
+// ---- review: concurrency, algorithm confusion, audiences, clock skew ------------------------------
+
+t.test('callback: two callbacks racing with one state: exactly one signs in', async (t) => {
+  const email = newEmail();
+  const code = codeFor(oidcProfile(email));
+  const state = await loginState();
+  const results = await Promise.all([callback(code, 'acme', state), callback(code, 'acme', state), callback(code, 'acme', state)]);
+  t.same(results.map((r) => r.status).sort(), [200, 422, 422], 'one success, the others refused on state');
+  for (const refused of results.filter((r) => r.status === 422)) t.ok(refused.body.errors.state);
+  const links = await api.db.selectFrom('oauth_accounts').select('id').where('provider_user_id', '=', `acme-${email}`).execute();
+  t.equal(links.length, 1);
+});
+
+/** A JWT with any header, signed or not, made by hand. */
+function handMadeJwt(header: Record<string, unknown>, claims: Record<string, unknown>, signature = '') {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part(header)}.${part(claims)}.${signature}`;
+}
+
+t.test('mobile: only the asymmetric algorithms of the key set: none and HS256 are refused', async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { sub: 'mobile-alg', email: newEmail(), email_verified: true, iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + 600 };
+  const none = handMadeJwt({ alg: 'none', kid: 'k1' }, claims);
+  t.equal((await mobile('acme', { id_token: none })).status, 401, 'alg none');
+  t.equal((await mobile('acme', { id_token: `${none.slice(0, -1)}` })).status, 401, 'alg none without the last dot');
+
+  // HS256 keyed with the public key's own material (the classic confusion attack).
+  const publicJwk = provider.jwks.keys[0]!;
+  const secret = new TextEncoder().encode(JSON.stringify(publicJwk));
+  const hs = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: 'k1' }).sign(secret);
+  const res = await mobile('acme', { id_token: hs });
+  t.equal(res.status, 401, 'HS256');
+  t.equal(res.body.message, 'Invalid token');
+  t.equal(await userRow(claims.email as string), undefined);
+});
+
+t.test('mobile: an audience list must name this service', async (t) => {
+  const email = newEmail();
+  const listed = await idTokenWithAudience({ sub: 'mobile-aud-1', email, email_verified: true }, ['another-client', AUDIENCE]);
+  t.equal((await mobile('acme', { id_token: listed })).status, 200, 'our client id among others');
+  const foreign = await idTokenWithAudience({ sub: 'mobile-aud-2', email: newEmail(), email_verified: true }, ['another-client', 'third-client']);
+  t.equal((await mobile('acme', { id_token: foreign })).status, 401, 'a list without our client id');
+});
+
+async function idTokenWithAudience(claims: Record<string, unknown>, audience: string[]) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setAudience(audience)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(signing.privateKey);
+}
+
+t.test('mobile: a little clock skew is tolerated, a long-expired token is not', async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  const early = await new SignJWT({ sub: 'mobile-skew-1', email: newEmail(), email_verified: true })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(now + 20)
+    .setNotBefore(now + 20)
+    .setExpirationTime(now + 600)
+    .sign(signing.privateKey);
+  t.equal((await mobile('acme', { id_token: early })).status, 200, 'issued by a provider whose clock runs 20 s ahead');
+  const justExpired = await idToken({ sub: 'mobile-skew-2', email: newEmail(), email_verified: true }, { expiresAt: now - 10 });
+  t.equal((await mobile('acme', { id_token: justExpired })).status, 200, 'expired 10 s ago by our clock');
+  const longExpired = await idToken({ sub: 'mobile-skew-3', email: newEmail(), email_verified: true }, { expiresAt: now - 600 });
+  t.equal((await mobile('acme', { id_token: longExpired })).status, 401, 'expired 10 minutes ago');
+});
+
+t.test('mobile: NUL characters are 422 in the body, dropped from token claims, never a 500', async (t) => {
+  const email = newEmail();
+  const res = await mobile('acme', { id_token: await idToken({ sub: 'mobile-nul-1', email, email_verified: true }), first_name: 'Ti\u0000m', last_name: '\u0000' });
+  t.equal(res.status, 422);
+  t.ok(res.body.errors.first_name && res.body.errors.last_name);
+  const fromToken = await mobile('acme', { id_token: await idToken({ sub: 'mobile-nul-2', email: newEmail(), email_verified: true, given_name: 'Gr\u0000ace', family_name: 'H' }) });
+  t.equal(fromToken.status, 200);
+  t.equal(fromToken.body.data.user.first_name, 'Grace');
+});
+
+t.test('login address: the redirect address comes from configuration only (no open redirect)', async (t) => {
+  const res = await api.request('GET', '/api/v1/oauth/acme/login?redirect_uri=https%3A%2F%2Fevil.example%2Fsteal&state=state-with.dots~ok');
+  t.not(res.status, 500);
+  if (res.status === 200) {
+    const url = new URL(res.body.data.url);
+    t.equal(url.searchParams.get('redirect_uri'), 'https://money.example/api/v1/oauth/acme/callback');
+    t.equal(url.searchParams.getAll('redirect_uri').length, 1);
+    t.notMatch(res.body.data.url, 'evil.example');
+  } else t.ok(res.status >= 400 && res.status < 500, `refused (${res.status}), never redirected elsewhere`);
+  const injected = await api.request('GET', '/api/v1/oauth/acme/login?state=abcdefgh%26redirect_uri%3Dhttps%3A%2F%2Fevil.example');
+  t.equal(injected.status, 422, 'a state cannot smuggle parameters into the address');
+  t.ok(injected.body.errors.state);
 });

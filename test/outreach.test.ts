@@ -256,3 +256,94 @@ t.test('list: newest first, with recipients, sent and failed as delivery goes', 
   t.equal(bad.status, 422);
   t.ok(bad.body.errors.page);
 });
+
+// ---- review: unsafe links, raw HTML and placeholders in addresses -------------------------------
+
+t.test('preview: no script can get in through links, images, raw HTML or placeholders', async (t) => {
+  const sneaky = await api.newUser({ first_name: 'javascript:alert(1)//', last_name: '"><script>x</script>' });
+  const granted = await grantAdmin(api.db, sneaky.email);
+  if (granted.exitCode !== 0) throw new Error(granted.output);
+  const body = [
+    '[a](JaVaScRiPt:alert(1)) [b](vbscript:msgbox(1)) [c](data:text/html,<script>alert(1)</script>)',
+    '![img](javascript:alert(1)) <a href="javascript:alert(1)">raw</a> <img src=x onerror=alert(1)>',
+    '[first]({{first_name}}) [last]({{ last_name }}) [ok](https://example.test/?who={{first_name}})',
+    '<scr<script>ipt>alert(1)</script> <!-- <script>hidden</script> -->',
+  ].join('\n\n');
+  const response = await api.request('POST', '/api/v1/admin/outreach/preview', {
+    token: sneaky.token,
+    body: { subject: '{{last_name}}', body, cta_label: 'Go', cta_url: 'javascript:alert(1)', image_url: 'javascript:alert(1)' },
+  });
+  t.equal(response.status, 200);
+  const html: string = response.body.data.html;
+  t.notMatch(html, /href="\s*(javascript|vbscript|data):/i, 'no unsafe link target');
+  t.notMatch(html, /src="\s*javascript:/i, 'no unsafe image source');
+  t.notMatch(html, /<script/i, 'no script element');
+  t.notMatch(html, /<img[^>]*onerror/i, 'no raw image with a handler');
+  t.notMatch(html, /<a href="javascript/i);
+  t.match(html, '<a href="https://example.test/?who=javascript:alert(1)//">ok</a>', 'a placeholder after a safe scheme is filled');
+  t.notMatch(html, 'Go</a>', 'no button to an unsafe address');
+
+  // The same through a send: the filled e-mail of a recipient whose name is an address.
+  const sent = await api.request('POST', '/api/v1/admin/outreach/send', {
+    token,
+    body: { subject: 'S', body: '[first]({{first_name}}) [mail](mailto:{{email}})', audience: 'specific', user_ids: [sneaky.user.id] },
+  });
+  t.equal(sent.status, 200);
+  const [queued] = await outreachEmails(sent.body.data.outreach.id);
+  t.notMatch(queued.html_body, /href="\s*javascript:/i, 'the queued e-mail has no unsafe link either');
+  t.match(queued.html_body, `<a href="mailto:${sneaky.email}">mail</a>`);
+});
+
+t.test('send: NUL characters and unsafe button addresses are 422 keyed by field; deep quotes render', async (t) => {
+  const before = await countRows('outreach_messages');
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ subject: 'S\u0000', body: 'B', audience: 'test' }, 'subject'],
+    [{ subject: 'S', body: 'B\u0000', audience: 'test' }, 'body'],
+    [{ subject: 'S', body: 'B', audience: 'test', cta_label: 'Go', cta_url: 'javascript:alert(1)' }, 'cta_url'],
+    [{ subject: 'S', body: 'B', audience: 'test', cta_label: 'Go', cta_url: 'data:text/html,hi' }, 'cta_url'],
+  ];
+  for (const [body, field] of cases) {
+    const response = await api.request('POST', '/api/v1/admin/outreach/send', { token, body });
+    t.equal(response.status, 422, JSON.stringify(body));
+    t.ok(response.body.errors?.[field], `errors.${field}`);
+  }
+  t.equal(await countRows('outreach_messages'), before, 'nothing stored');
+
+  const deep = await api.request('POST', '/api/v1/admin/outreach/preview', { token, body: { body: `${'> '.repeat(3000)}deep` } });
+  t.equal(deep.status, 200, 'a quote nested 3000 deep is not a stack overflow');
+  t.match(deep.body.data.html, 'deep');
+  const nested = await api.request('POST', '/api/v1/admin/outreach/preview', { token, body: { body: '> > quoted twice' } });
+  t.match(nested.body.data.html, '<blockquote><blockquote><p>quoted twice</p></blockquote></blockquote>');
+});
+
+t.test('public media: only outreach images, never attachments or anything through traversal', async (t) => {
+  const form = multipart(
+    [
+      ['subject', 'S'],
+      ['body', 'B'],
+      ['audience', 'test'],
+    ],
+    [{ field: 'files[]', filename: 'private.png', contentType: 'image/png', data: PNG }],
+  );
+  const sent = await api.request('POST', '/api/v1/admin/outreach/send', { token, payload: form.payload, headers: form.headers });
+  t.equal(sent.status, 200);
+  const [send] = await api.db.selectFrom('outreach_sends').select('id').where('outreach_id', '=', sent.body.data.outreach.id).execute();
+  const [attachment] = await outreachAttachmentsOf(api.db, send.id);
+  t.match(attachment.path, /^outreach\/attachments\//);
+  const name = attachment.path.split('/').pop()!;
+  for (const url of [
+    `/storage/outreach/attachments/${name}`,
+    `/storage/outreach/attachments%2F${name}`,
+    `/storage/outreach/attachments%2f${name}`,
+    `/storage/outreach/..%2Foutreach%2Fattachments%2F${name}`,
+    `/storage/outreach/%2e%2e/outreach/attachments/${name}`,
+    `/storage/outreach/../outreach/attachments/${name}`,
+    '/storage/outreach/..%5c..%5csecret.png',
+    '/storage/outreach/%00.png',
+  ]) {
+    const res = await api.app.inject({ method: 'GET', url });
+    t.not(res.statusCode, 200, url);
+    t.not(res.statusCode, 500, url);
+  }
+});
+

@@ -165,3 +165,17 @@ t.test('delivery follows the preferences', async (t) => {
   t.equal((await emailsTo(noInApp.email)).length, 1, '...but the e-mail still goes');
   for (const id of ids.values()) t.equal((await reminderRow(id)).status, 'completed', 'fired, whatever was delivered');
 });
+
+t.test("the reminder's title and description are escaped in the e-mail's HTML", async (t) => {
+  clock = new Date('2026-09-01T08:00:00Z');
+  const user = await api.newUser();
+  const { id } = await create(user.token, { title: 'Rent <b>& "co"</b>\r\nBcc: someone@example.test', description: '<script>alert(1)</script>', trigger_at: '2026-09-01T09:00:00Z' });
+  clock = new Date('2026-09-01T09:00:00Z');
+  await runJob();
+  t.equal((await notificationsOf(id)).length, 1);
+  const [mail] = await emailsTo(user.email);
+  t.notOk(mail.html_body?.includes('<script>'), 'no markup from the user');
+  t.notOk(mail.html_body?.includes('<b>'), 'no markup from the user');
+  t.ok(mail.html_body?.includes('&#60;script&#62;'), 'shown as text');
+  t.equal(mail.to_address, user.email, 'the title never changes the recipients');
+});

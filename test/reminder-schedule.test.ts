@@ -76,3 +76,30 @@ t.test('rule validation', async (t) => {
   }
   t.equal(nextTriggerAt({ trigger_at: null, repeat_rule: 'nonsense', timezone: 'UTC', created_at }, new Date()), null, 'a stored bad rule never fires');
 });
+
+t.test('rules on which the rrule package never returns are refused', async (t) => {
+  // rrule 2.8 loops forever on a time-of-day filter at or above a sub-daily FREQ, e.g.
+  // HOURLY;INTERVAL=2;BYHOUR=1 from an even hour: one such reminder would hang the process.
+  for (const hanging of ['FREQ=HOURLY;INTERVAL=2;BYHOUR=1', 'FREQ=HOURLY;INTERVAL=24;BYHOUR=3', 'FREQ=MINUTELY;BYHOUR=3;BYDAY=MO', 'FREQ=MINUTELY;INTERVAL=2;BYMINUTE=1', 'FREQ=SECONDLY;BYMINUTE=5']) {
+    t.ok('error' in parseRepeatRule(hanging), `${hanging} is refused`);
+  }
+  for (const fine of ['FREQ=HOURLY;BYMINUTE=0,30', 'FREQ=MINUTELY;INTERVAL=15;BYDAY=MO,TU', 'FREQ=DAILY;BYHOUR=9;BYMINUTE=0']) {
+    t.notOk('error' in parseRepeatRule(fine), `${fine} is accepted`);
+  }
+});
+
+t.test('a frequent rule with a DTSTART long ago is evaluated quickly and in step', async (t) => {
+  const now = new Date('2026-11-21T10:00:30Z');
+  const cases = [
+    { trigger_at: '2025-11-21T10:00:07Z', rule: 'FREQ=MINUTELY;INTERVAL=7', next: '2026-11-21T10:02:07.000Z' },
+    { trigger_at: '1000-01-01T00:00:00Z', rule: 'FREQ=HOURLY', next: '2026-11-21T11:00:00.000Z' },
+    { trigger_at: '1900-01-01T06:00:00Z', rule: 'FREQ=DAILY;INTERVAL=3', next: '2026-11-23T06:00:00.000Z' },
+    { trigger_at: '1601-01-01T09:00:00Z', rule: 'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE', next: '2026-11-23T09:00:00.000Z' },
+  ];
+  for (const c of cases) {
+    const started = Date.now();
+    const next = nextTriggerAt({ trigger_at: new Date(c.trigger_at), repeat_rule: c.rule, timezone: 'UTC', created_at }, now);
+    t.ok(Date.now() - started < 500, `${c.rule} from ${c.trigger_at} in ${Date.now() - started} ms`);
+    t.equal(next?.toISOString(), c.next, `${c.rule} from ${c.trigger_at}`);
+  }
+});

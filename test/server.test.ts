@@ -135,3 +135,45 @@ t.test('the contract check fails a response that does not match the spec', async
   });
   await t.rejects(broken.request('GET', '/api/info'), /breaks the contract[\s\S]*version/);
 });
+
+t.test('integers beyond 2^53 − 1 are refused before SQL: 404 in a path, 422 in a body', async (t) => {
+  const api = await startApp(t);
+  const { token } = await api.newUser();
+  const huge = '99999999999999999999';
+  const inPath = await api.request('GET', `/api/v1/wallets/${huge}`, { token });
+  t.equal(inPath.status, 404);
+  const inBody = await api.request('POST', '/api/v1/transactions', {
+    token,
+    payload: `{"type":"expense","amount":1,"wallet_id":${huge}}`,
+    headers: { 'content-type': 'application/json' },
+  });
+  t.equal(inBody.status, 422);
+  t.match(inBody.body.errors.wallet_id, [/may not be greater than 9007199254740991/]);
+  const inQuery = await api.request('GET', `/api/v1/budget-period-states?budget_id=${huge}`, { token });
+  t.equal(inQuery.status, 422);
+});
+
+t.test('unknown query parameters are ignored without losing the others', async (t) => {
+  const api = await startApp(t);
+  const { token } = await api.newUser();
+  const wallet = (await api.request('GET', '/api/v1/wallets?limit=1', { token })).body.data.data[0];
+  const shown = await api.request('GET', `/api/v1/wallets/${wallet.id}?unknown=1`, { token });
+  t.equal(shown.status, 200, 'the path id is kept');
+  const listed = await api.request('GET', '/api/v1/wallets?limit=1&unknown=x', { token });
+  t.equal(listed.body.data.per_page, 1, 'declared parameters are still typed');
+});
+
+t.test('a NUL character in any text is 422 on its field, never a 500', async (t) => {
+  const api = await startApp(t);
+  const { token } = await api.newUser();
+  const created = await api.request('POST', '/api/v1/groups', { token, body: { name: 'a\u0000b' } });
+  t.equal(created.status, 422);
+  t.same(created.body.errors, { name: ['The name may not contain NUL characters.'] });
+  const registered = await api.request('POST', '/api/register', {
+    body: { email: 'nul@example.test', password: 'long enough password', first_name: 'N\u0000' },
+  });
+  t.equal(registered.status, 422);
+  t.ok(registered.body.errors.first_name);
+  const searched = await api.request('GET', `/api/v1/transactions?search=${encodeURIComponent('a\u0000')}`, { token });
+  t.ok([200, 422].includes(searched.status), 'a query value with NUL is refused or ignored, not a 500');
+});

@@ -5,7 +5,7 @@ import { parseCamt053 } from '../domain/statements/camt053.js';
 import { findDuplicate, matchRecords, similarDescriptions, type ExistingTransaction } from '../domain/statements/matching.js';
 import { parseOfx } from '../domain/statements/ofx.js';
 import { detectStatementFormat, StatementError } from '../domain/statements/statement-line.js';
-import { draftsFromCsv, draftsFromStatement } from '../domain/statements/suggestions.js';
+import { draftsFromCsv, draftsFromProcessed, draftsFromStatement } from '../domain/statements/suggestions.js';
 import { CAMT053, OFX_SGML, OFX_XML } from './helpers/statement-samples.js';
 
 t.test('CAMT.053: one line per entry, signed by CdtDbtInd, booking date, counterparty, remittance', async (t) => {
@@ -57,6 +57,16 @@ t.test('OFX: malformed input is a clear error', async (t) => {
   t.throws(() => parseOfx('<OFX><STMTRS></BANKTRANLIST></OFX>'), /closes nothing/);
 });
 
+t.test('OFX: elements nested without end are refused at once, not recursed into', async (t) => {
+  // Tags that are never closed nest one level each: 200000 of them overflowed the stack
+  // (and 20000 with end tags took seconds: every end tag searched the whole open stack).
+  const started = Date.now();
+  t.throws(() => parseOfx('<OFX>' + '<A>'.repeat(200_000) + '</OFX>'), { name: 'StatementError', message: /nest more than 64 levels/ });
+  t.throws(() => parseOfx('<OFX>' + '<A>'.repeat(20_000) + '</A>'.repeat(20_000) + '</OFX>'), { name: 'StatementError' });
+  t.ok(Date.now() - started < 1000, 'refused quickly');
+  t.equal(parseOfx(OFX_SGML).lines.length, 2, 'real statements nest far less');
+});
+
 t.test('the format is detected from the content, not the name', async (t) => {
   t.equal(detectStatementFormat(CAMT053), 'camt');
   t.equal(detectStatementFormat(OFX_SGML), 'ofx');
@@ -78,6 +88,28 @@ t.test('drafts: positive amounts with the direction in type; unreadable values a
   t.same(csv[1].warnings, ['Transfers cannot be imported here: choose income or expense.', 'The date "31/02/2026" could not be read (or is ambiguous).']);
   t.same(csv[2].warnings, ['The amount "abc" could not be read.']);
   t.equal(csv[2].amount, null);
+});
+
+t.test('drafts: an amount that cannot be kept exactly is refused with a warning, never rounded', async (t) => {
+  // numeric(19, 4) would round 12.34567 silently, and a too large amount failed the whole analysis.
+  const statement = { account: 'A-1', currency: 'EUR', lines: [
+    { date: '2026-03-01', amount: '-12.34567', currency: 'EUR', description: null, counterparty: null, reference: null },
+    { date: '2026-03-01', amount: '1000000000000000', currency: 'EUR', description: null, counterparty: null, reference: null },
+    { date: '2026-03-01', amount: '999999999999999.9999', currency: 'EUR', description: null, counterparty: null, reference: null },
+  ] };
+  const [fine, huge, largest] = draftsFromStatement(statement, 'ofx');
+  t.match(fine, { amount: null, type: 'expense', confidence: 0.3, warnings: ['The amount -12.34567 has more than 4 decimals.'] });
+  t.match(huge, { amount: null, type: 'income', warnings: ['The amount 1000000000000000 is too large.'] });
+  t.match(largest, { amount: '999999999999999.9999', warnings: [] });
+
+  const csv = draftsFromCsv('amount,date\n99999999999999999999,2026-03-01\n-1,2026-03-01\n');
+  t.match(csv[0], { amount: null, type: 'income', warnings: ['The amount 99999999999999999999 is too large.'] });
+  t.match(csv[1], { amount: '1', warnings: [] });
+
+  const base = { date: '2026-03-01', type: null, currency: 'EUR', description: null, counterparty: null, reference: null, account: null, tax: null, confidence: 0.8 };
+  const [processed] = draftsFromProcessed([{ ...base, amount: '0.30000000000000004', fee: '0.00001' }]);
+  t.match(processed, { amount: null, fee: null, type: 'income' });
+  t.same(processed.warnings, ['The amount 0.30000000000000004 has more than 4 decimals.', 'The fee 0.00001 has more than 4 decimals.']);
 });
 
 t.test('matching by name, and duplicates: exact beats near; near needs the same wallet', async (t) => {

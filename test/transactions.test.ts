@@ -167,6 +167,16 @@ t.test('bad input is 422 keyed by field and writes nothing', async (t) => {
   t.same(wrongOwner.body.errors, { wallet_id: ['The selected wallet is invalid.'] });
 });
 
+t.test('a balance that would leave numeric(19, 4) is 422 on amount and changes nothing', async (t) => {
+  const user = await api.newUser();
+  const wallet = await fx.mainWallet(user.user.id);
+  t.equal((await create(user.token, { type: 'income', amount: 999999999999999, wallet_id: wallet })).status, 201);
+  const beyond = await create(user.token, { type: 'income', amount: 1, wallet_id: wallet });
+  t.equal(beyond.status, 422);
+  t.match(beyond.body.errors.amount, [/balance would become too large/]);
+  t.equal(await fx.balance(wallet), '999999999999999.0000');
+});
+
 t.test('overdraft: refused unless negative balances are allowed or the wallet is a credit card', async (t) => {
   const user = await api.newUser();
   const wallet = await fx.mainWallet(user.user.id);

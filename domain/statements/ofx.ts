@@ -51,6 +51,9 @@ function entryLine(entry: Element, position: number, statementCurrency: string |
   };
 }
 
+/** Deeper than any real statement (OFX nests about ten levels); deeper is refused, not recursed into. */
+const MAX_DEPTH = 64;
+
 /** Reads the tags into a tree; `<?...?>` and `<!...>` are skipped, entities decoded. */
 function readElements(source: string): Element {
   const root: Element = { name: '#root', children: [] };
@@ -86,6 +89,7 @@ function readElements(source: string): Element {
     const element: Element = { name, children: [] };
     top().children.push(element);
     if (!selfClosing) stack.push(element);
+    if (stack.length > MAX_DEPTH) throw new StatementError(`The OFX file is malformed: its elements nest more than ${MAX_DEPTH} levels deep.`);
   }
   takeText(source.length);
   if (stack.length > 1 && stack.some((e) => e.name === 'OFX')) {

@@ -2,7 +2,7 @@
 // direction in `type`, dates normalised to YYYY-MM-DD, and every value that could not be read
 // left null with a warning (and a low confidence) instead of being guessed.
 import { parseImportAmount, parseImportDate, readCsvRows } from '../import-rows.js';
-import { Decimal } from '../money.js';
+import { Decimal, exceedsMoneyLimit, MONEY_DECIMALS } from '../money.js';
 import type { Statement } from './statement-line.js';
 
 export type SuggestionSource = 'csv' | 'camt' | 'ofx' | 'remote';
@@ -60,13 +60,32 @@ function currencyOf(draft: SuggestionDraft, raw: string | null): string | null {
   return null;
 }
 
+/**
+ * Why an amount read from a document cannot be kept exactly (more than 4 decimals, or too
+ * large for the money columns), or undefined when it can: such a value is refused with a
+ * warning, never rounded (the column would round it silently) nor left to fail the analysis.
+ */
+function amountProblem(amount: Decimal): string | undefined {
+  if (amount.decimalPlaces() > MONEY_DECIMALS) return `has more than ${MONEY_DECIMALS} decimals`;
+  if (exceedsMoneyLimit(amount.toFixed())) return 'is too large';
+  return undefined;
+}
+
+/** The amount as a positive exact string, or null with a warning when it cannot be kept. */
+function keptAmount(draft: SuggestionDraft, amount: Decimal, what = 'amount'): string | null {
+  const problem = amountProblem(amount);
+  if (problem === undefined) return amount.abs().toFixed();
+  warn(draft, `The ${what} ${amount.toFixed()} ${problem}.`);
+  return null;
+}
+
 /** Rows of a CSV file (read like POST /v1/import); CsvReadError when it is not CSV at all. */
 export function draftsFromCsv(text: string): SuggestionDraft[] {
   return readCsvRows(text).map(({ values, raw }) => {
     const draft = blank('csv');
     const parsed = values.amount === '' ? null : parseImportAmount(values.amount);
     if (parsed) {
-      draft.amount = parsed.amount;
+      draft.amount = keptAmount(draft, new Decimal(parsed.amount));
       if (new Decimal(parsed.amount).isZero()) warn(draft, 'The amount is zero.');
     } else warn(draft, values.amount === '' ? 'The row has no amount.' : `The amount "${values.amount}" could not be read.`);
     const typeCell = Object.entries(raw).find(([name]) => /^(transaction)?[\s_-]*type$/i.test(name.trim()))?.[1]?.trim() || null;
@@ -93,7 +112,7 @@ export function draftsFromStatement(statement: Statement, source: 'camt' | 'ofx'
   return statement.lines.map((line) => {
     const draft = blank(source);
     const amount = new Decimal(line.amount);
-    draft.amount = amount.abs().toFixed();
+    draft.amount = keptAmount(draft, amount);
     if (amount.isZero()) warn(draft, 'The amount is zero.');
     else draft.type = amount.isNegative() ? 'expense' : 'income';
     draft.currency = line.currency;
@@ -130,7 +149,7 @@ export function draftsFromProcessed(lines: ProcessedValues[]): SuggestionDraft[]
     if (line.amount === null) warn(draft, 'The amount could not be read.');
     else {
       const amount = new Decimal(line.amount);
-      draft.amount = amount.abs().toFixed();
+      draft.amount = keptAmount(draft, amount);
       draft.type = line.type ?? (amount.isZero() ? null : amount.isNegative() ? 'expense' : 'income');
       if (amount.isZero()) warn(draft, 'The amount is zero.');
     }
@@ -141,8 +160,8 @@ export function draftsFromProcessed(lines: ProcessedValues[]): SuggestionDraft[]
     draft.party = line.counterparty;
     draft.account = line.account;
     draft.reference = line.reference;
-    draft.fee = line.fee;
-    draft.tax = line.tax;
+    draft.fee = line.fee === null ? null : keptAmount(draft, new Decimal(line.fee), 'fee');
+    draft.tax = line.tax === null ? null : keptAmount(draft, new Decimal(line.tax), 'tax');
     return draft;
   });
 }

@@ -15,7 +15,7 @@ import { withIcon } from '../../db/icons.js';
 import { selectSynced } from '../../db/sync.js';
 import { toParty } from '../views/party.js';
 import { rateFromInput, rateProblem } from '../../domain/exchange.js';
-import { hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
+import { exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
 import { HttpError, invalidField } from '../../server/errors.js';
 import type { AppServices } from '../../server/services.js';
 import { present } from '../transactions.js';
@@ -43,6 +43,7 @@ function amountOf(payload: JsonObject): string {
   const amount = Number(payload.amount);
   if (!Number.isFinite(amount) || amount <= 0) throw invalidField('amount', 'Amount must be greater than zero.');
   if (hasTooManyDecimals(String(payload.amount))) throw invalidField('amount', 'The amount may have at most 4 decimal places.');
+  if (exceedsMoneyLimit(moneyFromInput(amount))) throw invalidField('amount', 'The amount is too large.');
   return moneyFromInput(amount);
 }
 

@@ -8,13 +8,13 @@ import type { AlertBudgets } from '../../db/budget-alerts.js';
 import { lockSuggestion, markSuggestionFailed, markSuggestionImported, type ImportSessionRow, type ImportSuggestionRow } from '../../db/import-sessions.js';
 import { findOrCreateCategoryByName } from '../../db/category-names.js';
 import { findOrCreateParty } from '../../db/import-record-names.js';
-import { createNamedWallet, findWalletByName } from '../../db/import-wallets.js';
+import { findOrCreateNamedWallet } from '../../db/import-wallets.js';
 import type { Database } from '../../db/schema.js';
 import { findLive, missingLiveIds, type SyncedTable } from '../../db/sync.js';
-import { Decimal, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
-import { startOfDay } from '../../domain/time-zone.js';
+import { Decimal, exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
 import type { components } from '../../generated/api.js';
-import { HttpError, validationFailed, type FieldErrors } from '../../server/errors.js';
+import { validationFailed, type FieldErrors } from '../../server/errors.js';
+import { importDayStart, rejectionReason } from './import-entries.js';
 import { createTransactionEntry } from './transaction-writes.js';
 
 export type ConfirmRequest = components['schemas']['ImportConfirmRequest'];
@@ -43,7 +43,9 @@ export async function checkConfirmRequest(db: Kysely<Database>, userId: number, 
     if (seen.has(item.index)) add(`accepted.${n}.index`, `The index ${item.index} appears more than once.`);
     seen.add(item.index);
     if (item.amount != null && hasTooManyDecimals(item.amount)) add(`accepted.${n}.amount`, 'The amount may have at most 4 decimals.');
+    else if (item.amount != null && exceedsMoneyLimit(moneyFromInput(item.amount))) add(`accepted.${n}.amount`, 'The amount is too large.');
     if (item.fee != null && hasTooManyDecimals(item.fee)) add(`accepted.${n}.fee`, 'The fee may have at most 4 decimals.');
+    else if (item.fee != null && exceedsMoneyLimit(moneyFromInput(item.fee))) add(`accepted.${n}.fee`, 'The fee is too large.');
     const suggestion = suggestions.get(item.index);
     const needsWallet = suggestion !== undefined && suggestion.status !== 'confirmed' && item.wallet_id == null && suggestion.wallet_id === null;
     if (needsWallet && !body.auto_create_wallets) add(`accepted.${n}.wallet_id`, 'A wallet must be selected or auto-created.');
@@ -68,16 +70,24 @@ export interface ConfirmContext {
   alert: AlertBudgets;
 }
 
+/** Suggestion indexes are int4 in the database; a larger one names no suggestion (and must not reach a query). */
+const MAX_SUGGESTION_INDEX = 2_147_483_647;
+
 /** Imports one accepted suggestion; never throws for a problem of the suggestion itself. */
 export async function confirmItem(ctx: ConfirmContext, item: ConfirmItem): Promise<ItemOutcome> {
+  if (item.index > MAX_SUGGESTION_INDEX) return failedOutcome(item.index, `Invalid suggestion index: ${item.index}`);
   try {
     return await ctx.db.transaction().execute((trx) => importSuggestion(trx, ctx, item));
   } catch (error) {
-    const reason = error instanceof ItemFailure ? error.message : error instanceof HttpError && error.statusCode === 422 ? error.message : undefined;
+    const reason = error instanceof ItemFailure ? error.message : rejectionReason(error);
     if (reason === undefined) throw error;
     await markSuggestionFailed(ctx.db, ctx.session.id, item.index, reason, ctx.now);
-    return { index: item.index, status: 'failed', transaction_id: null, fee_transaction_id: null, wallet_id: null, party_id: null, category_id: null, error: reason };
+    return failedOutcome(item.index, reason);
   }
+}
+
+function failedOutcome(index: number, reason: string): ItemOutcome {
+  return { index, status: 'failed', transaction_id: null, fee_transaction_id: null, wallet_id: null, party_id: null, category_id: null, error: reason };
 }
 
 async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext, item: ConfirmItem): Promise<ItemOutcome> {
@@ -98,7 +108,7 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
     item.category_id ??
     (await liveOrNull(trx, 'categories', userId, suggestion.category_id)) ??
     (request.auto_create_categories && suggestion.category ? await findOrCreateCategoryByName(trx, userId, suggestion.category, type, now) : null);
-  const datetime = startOfDay(date, ctx.timeZone);
+  const datetime = importDayStart(date, ctx.timeZone);
   const description = item.description ?? suggestion.description;
 
   const transactionId = await createTransactionEntry(trx, userId, { type, amount, walletId, datetime, description, partyId, categoryIds: categoryId === null ? [] : [categoryId] }, now);
@@ -126,8 +136,7 @@ async function walletFor(trx: Transaction<Database>, ctx: ConfirmContext, item: 
   const matched = await liveOrNull(trx, 'wallets', ctx.userId, suggestion.wallet_id);
   if (matched !== null) return matched;
   if (ctx.request.auto_create_wallets && suggestion.wallet && suggestion.currency) {
-    const named = await findWalletByName(trx, ctx.userId, suggestion.wallet, suggestion.currency);
-    return (named ?? (await createNamedWallet(trx, ctx.userId, suggestion.wallet, suggestion.currency, ctx.now))).id;
+    return (await findOrCreateNamedWallet(trx, ctx.userId, suggestion.wallet, suggestion.currency, suggestion.currency, ctx.now)).id;
   }
   throw new ItemFailure(suggestion.wallet_id !== null ? 'The matched wallet was deleted: select a wallet.' : 'A wallet must be selected or auto-created.');
 }

@@ -7,14 +7,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AlertBudgets } from '../../db/budget-alerts.js';
 import { findOrCreateCategoryByName } from '../../db/category-names.js';
-import { createNamedWallet, defaultWallet, findWalletByName, type NamedWallet } from '../../db/import-wallets.js';
+import { defaultWallet, findOrCreateNamedWallet, findWalletByName, type NamedWallet } from '../../db/import-wallets.js';
 import { findOrCreateParty } from '../../db/import-record-names.js';
 import type { Database } from '../../db/schema.js';
 import { userTimeZone } from '../../db/transactions.js';
 import { insertTransferWithLegs } from '../../db/transfers.js';
 import { isTimeZone } from '../../domain/configuration-keys.js';
-import { exceedsMoneyLimit, RATE_DECIMALS } from '../../domain/exchange.js';
-import { Decimal } from '../../domain/money.js';
+import { RATE_DECIMALS } from '../../domain/exchange.js';
+import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
 import { startOfDay } from '../../domain/time-zone.js';
 import { HttpError } from '../../server/errors.js';
 import { effectsOf, planTransfer } from '../transfers.js';
@@ -27,7 +27,7 @@ export class RowRejected extends Error {}
 /** The reason stored for a failure nobody anticipated (the error itself is logged). */
 export const UNEXPECTED_FAILURE = 'An error occurred while importing this row.';
 
-/** The reason a row failed: the rule it broke, or the generic reason for anything else. */
+/** The reason a row failed: the rule it broke, or undefined for anything else (the caller logs it). */
 export function rejectionReason(error: unknown): string | undefined {
   if (error instanceof RowRejected) return error.message;
   if (error instanceof HttpError && error.statusCode === 422) return error.message;
@@ -77,6 +77,15 @@ export async function importTimeZone(db: Kysely<Database>, userId: number): Prom
   return zone && isTimeZone(zone) ? zone : 'UTC';
 }
 
+/**
+ * The start of an imported day in the user's zone. Years before 1000 are refused: no import
+ * has them, and the day arithmetic reads a two-digit year as 19xx (0050-01-01 became 1950).
+ */
+export function importDayStart(date: string, timeZone: string): Date {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number(date.slice(0, 4)) < 1000) throw new RowRejected(`The date ${date} is not a valid date.`);
+  return startOfDay(date, timeZone);
+}
+
 /** Checks an amount for the money columns; returns it as given. */
 export function checkedAmount(amount: string): string {
   if (new Decimal(amount).lte(0)) throw new RowRejected('Amount must be a number greater than zero.');
@@ -93,7 +102,7 @@ export async function importEntry(trx: Transaction<Database>, entry: ImportedEnt
   const id = await createTransactionEntry(
     trx,
     ctx.userId,
-    { type: entry.type, amount, walletId: wallet.id, datetime: startOfDay(entry.date, ctx.timeZone), description: entry.description, partyId, categoryIds },
+    { type: entry.type, amount, walletId: wallet.id, datetime: importDayStart(entry.date, ctx.timeZone), description: entry.description, partyId, categoryIds },
     ctx.now,
   );
   if (entry.type === 'expense') await ctx.alert?.(trx, ctx.userId, id);
@@ -117,7 +126,7 @@ export async function importTransfer(
     to: destination.id,
     amount,
     requestedRate: rate.toFixed(),
-    datetime: startOfDay(transfer.date, ctx.timeZone),
+    datetime: importDayStart(transfer.date, ctx.timeZone),
   });
   await moveBalances(trx, ctx.userId, { apply: effectsOf(plan.values) }, ctx.now);
   const columns = { user_id: ctx.userId, updated_at: ctx.now, last_synced_at: ctx.now };
@@ -157,5 +166,5 @@ async function resolveWallet(
   const found = await findWalletByName(trx, ctx.userId, name, currency);
   if (found) return found;
   if (createIn === null) throw new RowRejected(`There is no wallet named ${name}; give its currency to create it.`);
-  return createNamedWallet(trx, ctx.userId, name, createIn, ctx.now);
+  return findOrCreateNamedWallet(trx, ctx.userId, name, currency, createIn, ctx.now);
 }

@@ -7,7 +7,7 @@ import type { Transaction } from 'kysely';
 import { applyBalanceChange, lockWallets, negativeBalanceAllowed } from '../../db/balances.js';
 import type { Database } from '../../db/schema.js';
 import { balanceEffect, type EntryType } from '../../domain/ledger.js';
-import { Decimal } from '../../domain/money.js';
+import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
 import { invalidField } from '../../server/errors.js';
 
 /** What one entry does to one wallet: +amount for income, −amount for expense. */
@@ -28,6 +28,9 @@ export interface BalanceMove {
    */
   allowOverdraft?: boolean;
 }
+
+/** A balance must stay inside numeric(19, 4). */
+export const BALANCE_TOO_LARGE = 'The wallet balance would become too large.';
 
 export async function moveBalances(
   trx: Transaction<Database>,
@@ -56,6 +59,9 @@ export async function moveBalances(
       // A deleted wallet keeps no balance: reverting into it is nothing, writing into it is refused.
       if (applied.has(walletId)) throw invalidField(fields.wallet, 'The selected wallet is invalid.');
       continue;
+    }
+    if (exceedsMoneyLimit(new Decimal(wallet.balance).plus(change))) {
+      throw invalidField(fields.amount, BALANCE_TOO_LARGE);
     }
     if (!(await applyBalanceChange(trx, wallet, change, negativeAllowed, now))) {
       throw invalidField(

@@ -2,8 +2,7 @@
 // the write path's entries and changes: the checks the schema cannot express (4 decimals,
 // a recurrence end in the future, a period for a new rule) and the datetime rules.
 import type { components } from '../../generated/api.js';
-import { exceedsMoneyLimit } from '../../domain/exchange.js';
-import { hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
+import { exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
 import { invalidField } from '../../server/errors.js';
 import type { RecurrenceInput, TransactionChanges, TransactionEntry } from './transaction-writes.js';
 
