@@ -3,7 +3,7 @@
 // the transaction it produced, and leaves every list and count).
 import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { FailedImportRow, FileImportRow } from '../handlers/views/import.js';
-import type { Database, FileImportStatus } from './schema.js';
+import type { Database, FailedImportsTable, FileImportStatus } from './schema.js';
 
 /** Every column of file_imports plus the live count of its unresolved failed rows. */
 export function selectFileImports(db: Kysely<Database>, userId: number): SelectQueryBuilder<any, any, FileImportRow> {
@@ -107,18 +107,10 @@ export async function importUpload(db: Kysely<Database>, fileId: number | null):
   return db.selectFrom('files').select(['id', 'path']).where('id', '=', fileId).executeTakeFirst();
 }
 
-export interface NewFailedRow {
+/** A failed row: its raw cells as the file had them, and why it failed. */
+export type NewFailedRow = Pick<FailedImportsTable, 'amount' | 'currency' | 'type' | 'party' | 'wallet' | 'category' | 'description' | 'date' | 'reason'> & {
   rowNumber: number;
-  amount: string | null;
-  currency: string | null;
-  type: string | null;
-  party: string | null;
-  wallet: string | null;
-  category: string | null;
-  description: string | null;
-  date: string | null;
-  reason: string;
-}
+};
 
 export async function insertFailedRows(trx: Transaction<Database>, userId: number, importId: number, rows: NewFailedRow[], now: Date): Promise<void> {
   if (rows.length === 0) return;
