@@ -1,8 +1,7 @@
 // Users as the admin area sees them: every account (not scoped to the caller), with the
 // avatar each one shows, and one account's record counts.
 import { sql, type Kysely } from 'kysely';
-import { pageMeta, type PageMeta } from './feed.js';
-import { pageOffset } from './page-offset.js';
+import { pageMeta, pageOffset, type PageMeta } from './feed.js';
 import type { Database } from './schema.js';
 import { USER_RECORD_COLUMNS, type UserRecord } from './users.js';
 

@@ -3,6 +3,7 @@
 // pending -> processing -> completed | failed; the answering job claims pending replies here.
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { ChatFormatHint, ChatMessage, ChatSession, Database, FilesTable, JsonObject } from './schema.js';
+import { pageOffset } from './feed.js';
 
 /** A chat with the counters its view shows. */
 export interface ChatRow extends ChatSession {
@@ -37,7 +38,7 @@ function toChatRow(row: any): ChatRow {
 /** A page of the user's chats, most recently active first. */
 export async function chatPage(db: Kysely<Database>, userId: number, page: number, limit: number): Promise<{ rows: ChatRow[]; total: number }> {
   const [rows, counted] = await Promise.all([
-    selectChats(db, userId).orderBy('c.updated_at', 'desc').orderBy('c.id', 'desc').limit(limit).offset((page - 1) * limit).execute(),
+    selectChats(db, userId).orderBy('c.updated_at', 'desc').orderBy('c.id', 'desc').limit(limit).offset(pageOffset({ page, limit })).execute(),
     db.selectFrom('chat_sessions').select((eb) => eb.fn.countAll<string>().as('total')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
   ]);
   return { rows: rows.map(toChatRow), total: Number(counted.total) };

@@ -5,6 +5,14 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { SyncedTable } from './sync.js';
 
+/**
+ * The row offset of a 1-based page: the one paging rule of every list. Capped so a page far
+ * past the end still gives an offset PostgreSQL accepts (bigint): it is simply empty.
+ */
+export function pageOffset(options: { page: number; limit: number }): number {
+  return Math.min((options.page - 1) * options.limit, Number.MAX_SAFE_INTEGER);
+}
+
 export interface FeedOptions {
   page: number;
   limit: number;
@@ -36,7 +44,7 @@ export async function feedPage<Row extends { updated_at: Date }>(
 
   const ordered = options.since ? filtered.orderBy(`${table}.updated_at`, 'asc').orderBy(`${table}.id`, 'asc') : options.order(filtered);
   const [rows, counted] = await Promise.all([
-    ordered.limit(options.limit).offset((options.page - 1) * options.limit).execute(),
+    ordered.limit(options.limit).offset(pageOffset(options)).execute(),
     filtered.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   const total = Number((counted as { total: number }).total);

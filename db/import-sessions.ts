@@ -5,7 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ExistingTransaction, MatchedDraft, UserRecords } from '../domain/statements/matching.js';
 import { dayIn } from '../domain/stats-periods.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
-import { pageMeta, type PageMeta } from './feed.js';
+import { pageMeta, pageOffset, type PageMeta } from './feed.js';
 import type { Database, DuplicateMatch, ImportDocumentType, ImportSession, ImportSessionStatus, ImportSuggestion } from './schema.js';
 
 export type ImportSessionRow = ImportSession;
@@ -69,7 +69,7 @@ export async function sessionPage(
       .selectAll()
       .orderBy('id', 'desc')
       .limit(options.limit)
-      .offset((options.page - 1) * options.limit)
+      .offset(pageOffset(options))
       .execute(),
     mine.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);

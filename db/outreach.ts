@@ -6,8 +6,7 @@
 // deliver-emails job (jobs/deliver-emails.ts) sets as each e-mail goes out: no counter to keep.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool, type Transaction } from 'kysely';
 import type { OutreachTemplate, Placeholder } from '../domain/outreach-render.js';
-import { pageMeta, type PageMeta } from './feed.js';
-import { pageOffset } from './page-offset.js';
+import { pageMeta, pageOffset, type PageMeta } from './feed.js';
 import type { Database, OutreachAttachment, OutreachAudience as Audience, OutreachMessagesTable } from './schema.js';
 
 /** "Active" means a transaction dated within this many days before now. */

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { countedTransactionsQuery, progressOfBudget, ratesInto, userTimeZoneOrUtc } from '../db/budget-spending.js';
 import { invalidTargets, replaceTargets, selectBudgets, targetsOf, uniqueTargets, type BudgetRow, type TargetInput } from '../db/budgets.js';
-import { pageMeta } from '../db/feed.js';
+import { pageMeta, pageOffset } from '../db/feed.js';
 import type { BudgetPeriodType, Database } from '../db/schema.js';
 import { uniqueSlug } from '../db/slugs.js';
 import { selectTransactions } from '../db/transactions.js';
@@ -188,7 +188,7 @@ export const budgetHandlers = {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
     const [rows, total] = await Promise.all([
-      counted.limit(limit).offset((page - 1) * limit).execute(),
+      counted.limit(limit).offset(pageOffset({ page, limit })).execute(),
       counted
         .clearSelect()
         .clearOrderBy()

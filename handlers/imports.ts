@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { findFileImport, insertFileImport, lockFailedRows, resolveFailedRows, selectFileImports, selectOpenFailedRows, setFailedReason } from '../db/imports.js';
-import { pageMeta } from '../db/feed.js';
+import { pageMeta, pageOffset } from '../db/feed.js';
 import type { Database } from '../db/schema.js';
 import { hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
 import { PROCESS_CSV_IMPORT_JOB } from '../jobs/process-csv-import.js';
@@ -57,7 +57,7 @@ export const importHandlers = {
       selectFileImports(db, user.id)
         .orderBy('file_imports.id', 'desc')
         .limit(options.limit)
-        .offset((options.page - 1) * options.limit)
+        .offset(pageOffset(options))
         .execute(),
       db.selectFrom('file_imports').select((eb) => eb.fn.countAll<number>().as('total')).where('user_id', '=', user.id).executeTakeFirstOrThrow(),
     ]);
@@ -74,7 +74,7 @@ export const importHandlers = {
         .orderBy('row_number')
         .orderBy('id')
         .limit(options.limit)
-        .offset((options.page - 1) * options.limit)
+        .offset(pageOffset(options))
         .execute(),
       open.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
     ]);
