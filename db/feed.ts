@@ -1,8 +1,18 @@
-// Lists with paging and sync semantics, for every resource. With `synced_since` the list is a
-// sync feed: rows changed at or after that second, tombstones included, ordered by
-// (updated_at, id) so paging never skips a row even when thousands share one updated_at.
-// Without it: live rows only, in the resource's own order.
-import type { SelectQueryBuilder } from 'kysely';
+// Lists with paging and sync semantics, for every resource.
+//
+// A plain list (no `synced_since`, no `cursor`) shows live rows in the resource's own order.
+// A sync feed shows rows changed at or after `synced_since` (or after an exact `cursor`),
+// tombstones included, ordered by the database's change stamp (`last_synced_at`, set by a
+// trigger) and id. Three rules make a feed lose nothing (README, "Sync"):
+// - only rows stamped before the sync horizon (db/sync-horizon.ts) are handed out, and no
+//   watermark a response carries (`last_sync`, a row's `last_synced_at`, `next_cursor`) ever
+//   passes that horizon, so a write that commits later cannot fall behind what a client saw;
+// - page N of a `synced_since` feed continues after the last row that page N-1 gave the same
+//   token (a page mark), not at an offset that concurrent edits and deletes shift;
+// - a `synced_since` in the future is read as "now" and never echoed back.
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Database } from './schema.js';
+import { syncHorizon } from './sync-horizon.js';
 import type { SyncedTable } from './sync.js';
 
 /**
@@ -13,15 +23,38 @@ export function pageOffset(options: { page: number; limit: number }): number {
   return Math.min((options.page - 1) * options.limit, Number.MAX_SAFE_INTEGER);
 }
 
+/** A position in a sync feed: after this stamp and id. */
+export interface FeedCursor {
+  stamp: Date;
+  id: number;
+}
+
+/** `<milliseconds since 1970>.<id>`: opaque to clients, exact (stamps are whole milliseconds). */
+export function formatFeedCursor(cursor: FeedCursor): string {
+  return `${cursor.stamp.getTime()}.${cursor.id}`;
+}
+
+export function parseFeedCursor(text: string): FeedCursor | undefined {
+  const match = /^(\d{1,15})\.(\d{1,15})$/.exec(text);
+  if (!match) return undefined;
+  const stamp = new Date(Number(match[1]));
+  const id = Number(match[2]);
+  return Number.isNaN(stamp.getTime()) || !Number.isSafeInteger(id) ? undefined : { stamp, id };
+}
+
 export interface FeedOptions {
   page: number;
   limit: number;
   /** Already parsed and floored to the second. */
   since?: Date;
+  /** Continue exactly after this position (new clients; page is then relative to it). */
+  cursor?: FeedCursor;
   noClientId?: boolean;
   /** The order of a plain (non-sync) listing. */
   order: (query: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>;
   now: Date;
+  /** Who pages this feed, and its parameters but the page (the table is added to them). */
+  marks?: { tokenId: number; feed: string };
 }
 
 export interface PageMeta {
@@ -32,27 +65,131 @@ export interface PageMeta {
   last_page: number;
 }
 
-export async function feedPage<Row extends { updated_at: Date }>(
+export interface FeedMeta extends PageMeta {
+  /** Pass as `cursor` to continue exactly after this page; present on sync feeds. */
+  next_cursor?: string;
+}
+
+/**
+ * A sync feed counts at most this many rows past the page it returns: counting a two-year
+ * feed of a million rows would cost more than the page. A client that stops at `last_page`
+ * resumes from its watermark on its next pull, which continues exactly where it stopped.
+ */
+export const FEED_COUNT_CAP = 10_000;
+
+interface StampedRow {
+  id: number;
+  last_synced_at: Date;
+}
+
+export async function feedPage<Row extends StampedRow>(
+  db: Kysely<Database>,
   query: SelectQueryBuilder<any, any, Row>,
   table: SyncedTable,
   options: FeedOptions,
-): Promise<{ rows: Row[]; meta: PageMeta }> {
+): Promise<{ rows: Row[]; meta: FeedMeta }> {
+  const horizon = await syncHorizon(db); // before the data it bounds
   let filtered = query as SelectQueryBuilder<any, string, Row>;
-  if (options.since) filtered = filtered.where(`${table}.updated_at`, '>=', options.since);
-  else filtered = filtered.where(`${table}.deleted_at`, 'is', null);
   if (options.noClientId) filtered = filtered.where(`${table}.client_generated_id`, 'is', null);
-
-  const ordered = options.since ? filtered.orderBy(`${table}.updated_at`, 'asc').orderBy(`${table}.id`, 'asc') : options.order(filtered);
-  const [rows, counted] = await Promise.all([
-    ordered.limit(options.limit).offset(pageOffset(options)).execute(),
-    filtered.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  const total = Number((counted as { total: number }).total);
-  return { rows: rows as Row[], meta: pageMeta(rows as Row[], total, options) };
+  return options.since || options.cursor ? syncPage(db, filtered, table, options, horizon) : plainPage(filtered, table, options, horizon);
 }
 
-export function pageMeta(rows: Array<{ updated_at: Date }>, total: number, options: FeedOptions): PageMeta {
-  const newest = rows.reduce<Date | undefined>((max, row) => (!max || row.updated_at > max ? row.updated_at : max), undefined);
+/** Live rows in the resource's order, paged by offset. */
+async function plainPage<Row extends StampedRow>(query: SelectQueryBuilder<any, string, Row>, table: SyncedTable, options: FeedOptions, horizon: Date) {
+  const live = query.where(`${table}.deleted_at`, 'is', null);
+  const [rows, counted] = await Promise.all([
+    options.order(live).limit(options.limit).offset(pageOffset(options)).execute() as Promise<Row[]>,
+    live.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  const total = Number((counted as { total: number }).total);
+  return { rows: capAtHorizon(rows, horizon), meta: pageMeta(rows.map(stampOf), total, { ...options, now: horizon }) };
+}
+
+/** Rows stamped in [since, horizon) or after the cursor, in stamp order, paged by position. */
+async function syncPage<Row extends StampedRow>(
+  db: Kysely<Database>,
+  query: SelectQueryBuilder<any, string, Row>,
+  table: SyncedTable,
+  options: FeedOptions,
+  horizon: Date,
+) {
+  const stamp = sql.ref(`${table}.last_synced_at`);
+  const id = sql.ref(`${table}.id`);
+  // a cursor takes precedence over synced_since; a since in the future reads as now
+  const since = options.cursor ? undefined : options.since && options.since > horizon ? horizon : options.since;
+  let window = query.where(`${table}.last_synced_at`, '<', horizon);
+  if (since) window = window.where(`${table}.last_synced_at`, '>=', since);
+
+  const continued = options.cursor ?? (options.page > 1 ? await pageMark(db, table, options, options.page - 1) : undefined);
+  const after = (c: FeedCursor) => sql<boolean>`(${stamp}, ${id}) > (${c.stamp}, ${c.id})`;
+  const start = continued ? window.where(after(continued)) : window;
+  // With a cursor, `page` counts from it; with a page mark, page N starts right after N-1.
+  const skipped = options.cursor ? pageOffset(options) : continued ? 0 : pageOffset(options);
+  // stamped before the horizon already: nothing to cap
+  const rows = (await start.orderBy(`${table}.last_synced_at`).orderBy(`${table}.id`).limit(options.limit).offset(skipped).execute()) as Row[];
+  const countedFrom = options.cursor ? 0 : continued ? (options.page - 1) * options.limit : 0;
+  const rest = await db
+    .selectFrom(start.clearSelect().select(sql.lit(1).as('one')).limit(skipped + FEED_COUNT_CAP).as('capped'))
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
+  const total = countedFrom + Number(rest.total);
+
+  const last = rows.at(-1);
+  if (last && options.marks && !options.cursor) await savePageMark(db, table, options, last);
+  const nextCursor = last && rows.length === options.limit ? stampOf(last) : { stamp: horizon, id: 0 };
+  const meta = pageMeta(rows.map(stampOf), total, { ...options, since, now: horizon });
+  return { rows, meta: { ...meta, next_cursor: formatFeedCursor(nextCursor) } };
+}
+
+function stampOf(row: StampedRow): FeedCursor {
+  return { stamp: row.last_synced_at, id: row.id };
+}
+
+/**
+ * A plain list shows rows changed after the horizon too, but never their stamps: a client that
+ * takes its watermark from them (the mobile app does) would pass a write still to commit.
+ */
+function capAtHorizon<Row extends StampedRow>(rows: Row[], horizon: Date): Row[] {
+  const capped = new Date(horizon.getTime() - 1);
+  for (const row of rows) if (row.last_synced_at >= horizon) row.last_synced_at = capped;
+  return rows;
+}
+
+async function pageMark(db: Kysely<Database>, table: SyncedTable, options: FeedOptions, page: number): Promise<FeedCursor | undefined> {
+  if (!options.marks) return undefined;
+  const mark = await db
+    .selectFrom('sync_page_marks')
+    .select(['after_stamp', 'after_id'])
+    .where('token_id', '=', options.marks.tokenId)
+    .where('feed', '=', `${table}?${options.marks.feed}`)
+    .where('page', '=', page)
+    .executeTakeFirst();
+  return mark ? { stamp: mark.after_stamp, id: Number(mark.after_id) } : undefined;
+}
+
+async function savePageMark(db: Kysely<Database>, table: SyncedTable, options: FeedOptions, last: StampedRow): Promise<void> {
+  const { tokenId, feed } = options.marks!;
+  await db
+    .insertInto('sync_page_marks')
+    .values({ token_id: tokenId, feed: `${table}?${feed}`, page: options.page, after_stamp: last.last_synced_at, after_id: last.id })
+    .onConflict((oc) => oc.columns(['token_id', 'feed', 'page']).doUpdateSet({ after_stamp: last.last_synced_at, after_id: last.id, created_at: new Date() }))
+    .execute();
+}
+
+/**
+ * The page counters, and `last_sync`: the newest change among the rows (their stamps, or for
+ * lists of unsynced records their `updated_at`), else `since`, else `now`.
+ */
+export function pageMeta(
+  rows: Array<{ stamp: Date } | { updated_at: Date }>,
+  total: number,
+  // `order` is accepted (and unused) so callers can pass their FeedOptions as they are
+  options: Pick<FeedOptions, 'page' | 'limit' | 'since' | 'now'> & { order?: FeedOptions['order'] },
+): PageMeta {
+  const newest = rows.reduce<Date | undefined>((max, row) => {
+    const at = 'stamp' in row ? row.stamp : row.updated_at;
+    return !max || at > max ? at : max;
+  }, undefined);
   return {
     last_sync: (newest ?? options.since ?? options.now).toISOString(),
     current_page: options.page,

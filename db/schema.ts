@@ -176,6 +176,17 @@ export interface TokensTable {
   created_at: TimestampWithDefault;
 }
 
+/** Where page N of a `synced_since` feed ended, for one token (012). */
+export interface SyncPageMarksTable {
+  token_id: number;
+  /** The table and every list parameter but the page. */
+  feed: string;
+  page: number;
+  after_stamp: Timestamp;
+  after_id: number;
+  created_at: TimestampWithDefault;
+}
+
 export interface DevicesTable extends Timestamps {
   id: Id;
   user_id: number;
@@ -667,6 +678,7 @@ export interface Database {
   users: UsersTable;
   tokens: TokensTable;
   devices: DevicesTable;
+  sync_page_marks: SyncPageMarksTable;
   oauth_accounts: OauthAccountsTable;
   oauth_states: OauthStatesTable;
   verification_codes: VerificationCodesTable;

@@ -2211,9 +2211,14 @@ export interface components {
         PageMeta: {
             /**
              * Format: date-time
-             * @description Newest `updated_at` among the returned rows; with none, the `synced_since` given, else the current time.
+             * @description Newest `last_synced_at` among the returned rows; with none, the `synced_since` given (a time in the future reads as now), else the current time. Never later than the sync horizon: a change that commits after this response is always stamped at or after it, so a client that stores it as its next `synced_since` misses nothing.
              */
             last_sync: string;
+            /**
+             * @description Sync feeds only (with `synced_since` or `cursor`): pass it as `cursor` to continue exactly after this page, or, on a page with fewer than `limit` rows, to get only what changes from now on. Exact to the row; unlike `synced_since` it re-sends nothing.
+             * @example 1764034000123.42
+             */
+            next_cursor?: string;
             current_page: number;
             per_page: number;
             total: number;
@@ -4540,8 +4545,10 @@ export interface components {
         Limit: number;
         /** @description 1-based page number. A page past the end returns no items. */
         Page: number;
-        /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+        /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
         SyncedSince: string;
+        /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+        SyncCursor: string;
         /** @description When true, only rows created without a client id. */
         NoClientId: boolean;
         /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
@@ -5200,8 +5207,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
@@ -5354,8 +5363,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
@@ -5508,8 +5519,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
@@ -5662,8 +5675,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
                 /** @description Only categories of this type. */
@@ -5842,8 +5857,10 @@ export interface operations {
     listConfigurations: {
         parameters: {
             query?: {
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
@@ -5996,8 +6013,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
                 /** @description Only incomes or only expenses. */
@@ -6328,8 +6347,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
@@ -6401,8 +6422,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
@@ -6515,8 +6538,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
                 /** @description true lists only active budgets, false only inactive ones; absent lists both. */
@@ -6757,8 +6782,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
                 /** @description Only the states of this budget (an id that is not one of the caller's budgets gives an empty list). */
@@ -6941,8 +6968,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
                 /** @description When true, only unread notifications. */
@@ -7189,8 +7218,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
-                /** @description Only rows changed at or after this time, compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed. Paging is stable (ordered by `updated_at`, then `id`). */
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
                 /** @description Only reminders with this status. */

@@ -35,13 +35,13 @@ export const budgetPeriodHandlers = {
     return ok(toBudgetPeriodState(state), 'Budget period closed');
   },
 
-  // Ordered by (updated_at, id) with or without synced_since, so clients page it like a feed.
+  // Ordered by (updated_at, id) without synced_since; a sync feed like every other with it.
   listBudgetPeriodStates: async (ctx: HandlerContext<'listBudgetPeriodStates'>) => {
     const { db, user, query, services } = ctx;
     const budgetId = query.budget_id;
     const states = selectPeriodStates(db, user.id).$if(budgetId !== undefined, (q) => q.where('budget_period_states.budget_id', '=', budgetId!));
     const order = (q: any) => q.orderBy('budget_period_states.updated_at').orderBy('budget_period_states.id');
-    const page = await feedPage(states, 'budget_period_states', feedOptions(query, services.now(), order));
+    const page = await feedPage(db, states, 'budget_period_states', feedOptions(query, services.now(), order, user.tokenId));
     return ok({ ...page.meta, data: page.rows.map(toBudgetPeriodState) });
   },
 } satisfies Partial<Handlers>;

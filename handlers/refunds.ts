@@ -32,7 +32,7 @@ const refunds = syncedResource<RefundRow, ReturnType<typeof toRefund>>({
 export const refundHandlers = {
   // A plain list shows the refunds of live incomes; a sync feed also carries tombstones.
   listRefunds: (ctx: HandlerContext<'listRefunds'>) =>
-    refunds.list(ctx, (q) => (ctx.query.synced_since ? q : q.where('refund_income.deleted_at', 'is', null))),
+    refunds.list(ctx, (q) => (ctx.query.synced_since || ctx.query.cursor ? q : q.where('refund_income.deleted_at', 'is', null))),
 
   markTransactionRefund: async (ctx: HandlerContext<'markTransactionRefund'>) => {
     const { db, user, services, params } = ctx;

@@ -30,7 +30,7 @@ t.test('registration seeds default-group and default-wallet; the list is one pag
   const wallet = (await api.request('GET', '/api/v1/wallets', { token: user.token })).body.data.data[0];
   t.match(byKey['default-wallet'], { type: 'string', value: wallet.client_generated_id, user_id: user.user.id, deleted_at: null });
   t.match(byKey['default-group'], { type: 'string', value: /^00000000-0000-0000-0000-000000000000:/ });
-  t.equal(res.body.data.last_sync, [...res.body.data.data].map((c: { updated_at: string }) => c.updated_at).sort().at(-1));
+  t.equal(res.body.data.last_sync, [...res.body.data.data].map((c: { last_synced_at: string }) => c.last_synced_at).sort().at(-1));
 
   for (const entry of res.body.data.data) t.match(entry.client_generated_id, /^00000000-0000-0000-0000-000000000000:/, 'seeded with a server client id');
   const serverMade = await api.request('GET', '/api/v1/configurations?no_client_id=true', { token: user.token });

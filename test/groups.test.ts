@@ -139,11 +139,11 @@ t.test('lists: page counters, no_client_id, last_sync, synced_since formats', as
   const serverMade = await api.request('GET', '/api/v1/groups?no_client_id=true', { token: user.token });
   t.same(serverMade.body.data.data.map((g: { name: string }) => g.name), ['Personal', 'Family', 'Friends', 'Work'], 'General has a client id');
 
-  const newest = list.body.data.data.reduce((max: string, g: { updated_at: string }) => (g.updated_at > max ? g.updated_at : max), '');
-  t.equal(list.body.data.last_sync, newest);
+  const newest = list.body.data.data.reduce((max: string, g: { last_synced_at: string }) => (g.last_synced_at > max ? g.last_synced_at : max), '');
+  t.equal(list.body.data.last_sync, newest, 'the newest change stamp among the rows');
   const empty = await api.request('GET', '/api/v1/groups?synced_since=2999-01-01T00:00:00Z', { token: user.token });
   t.same(empty.body.data.data, []);
-  t.equal(empty.body.data.last_sync, '2999-01-01T00:00:00.000Z');
+  t.ok(Date.parse(empty.body.data.last_sync) <= Date.now(), 'a synced_since in the future is never echoed back');
 
   for (const since of ['2026-01-01T00:00:00Z', '2026-01-01T00:00:00.123Z', '2026-01-01T00:00:00.123456Z', '2026-01-01T00:00:00', '2026-01-01']) {
     const res = await api.request('GET', `/api/v1/groups?synced_since=${encodeURIComponent(since)}`, { token: user.token });

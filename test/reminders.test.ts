@@ -153,6 +153,7 @@ t.test('list: order, status filter, synced_since tombstones, no_client_id', asyn
   const b = await create({ title: 'B' }, user.token);
   const c = await create({ title: 'C' }, user.token);
   await api.request('POST', `/api/v1/reminders/${b.id}/pause`, { token: user.token });
+  const before = await api.request('GET', '/api/v1/reminders?synced_since=2026-05-01T00:00:00Z', { token: user.token });
   clock = new Date('2026-05-02T10:00:00Z');
   const deleted = await api.request('DELETE', `/api/v1/reminders/${c.id}`, { token: user.token });
   t.equal(deleted.status, 200);
@@ -168,7 +169,7 @@ t.test('list: order, status filter, synced_since tombstones, no_client_id', asyn
   t.equal(badStatus.status, 422);
   const noClient = await api.request('GET', '/api/v1/reminders?no_client_id=true', { token: user.token });
   t.same(noClient.body.data.data.map((r: any) => r.id), [b.id]);
-  const feed = await api.request('GET', '/api/v1/reminders?synced_since=2026-05-02T00:00:00Z', { token: user.token });
+  const feed = await api.request('GET', `/api/v1/reminders?cursor=${before.body.data.next_cursor}`, { token: user.token });
   t.same(feed.body.data.data.map((r: any) => [r.id, r.deleted_at !== null]), [[c.id, true]], 'the tombstone only');
   t.equal(a.title, 'A');
 

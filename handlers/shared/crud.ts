@@ -25,6 +25,7 @@ interface RecordRow {
   id: number;
   created_at: Date;
   updated_at: Date;
+  last_synced_at: Date;
   client_generated_id: string | null;
   deleted_at: Date | null;
 }
@@ -69,7 +70,8 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
 
     /** Lists the caller's records; `filter` narrows by the resource's own query parameters. */
     async list(ctx: Ctx & { query: ListQuery }, filter: (q: SelectQueryBuilder<any, any, Row>) => SelectQueryBuilder<any, any, Row> = (q) => q) {
-      const page = await feedPage(filter(config.select(ctx.db, ctx.user.id)), table, feedOptions(ctx.query, ctx.services.now(), config.order));
+      const options = feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId);
+      const page = await feedPage(ctx.db, filter(config.select(ctx.db, ctx.user.id)), table, options);
       return ok({ ...page.meta, data: page.rows.map(config.view) });
     },
 

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import { parseClientId, type ClientId } from '../../domain/client-id.js';
 import { parseSyncedSince } from '../../domain/sync-time.js';
-import type { FeedOptions } from '../../db/feed.js';
+import { parseFeedCursor, type FeedCursor, type FeedOptions } from '../../db/feed.js';
 import type { Database } from '../../db/schema.js';
 import { findLive, type SyncedRow, type SyncedTable } from '../../db/sync.js';
 import { invalidField, notFound } from '../../server/errors.js';
@@ -42,15 +42,36 @@ export interface ListQuery {
   limit?: number;
   page?: number;
   synced_since?: string;
+  cursor?: string;
   no_client_id?: boolean;
 }
 
-/** The paging and sync parameters of a list request (422 on an unreadable `synced_since`). */
-export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['order']): FeedOptions {
+/**
+ * The paging and sync parameters of a list request (422 on an unreadable `synced_since` or
+ * `cursor`). With the caller's token id, pages of a `synced_since` feed continue after the page
+ * before (page marks, db/feed.ts), keyed by every other parameter of the request.
+ */
+export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['order'], tokenId?: number): FeedOptions {
   let since: Date | undefined;
   if (query.synced_since !== undefined && query.synced_since !== '') {
     since = parseSyncedSince(query.synced_since);
     if (!since) throw invalidField('synced_since', 'The synced since must be an ISO 8601 date-time, e.g. 2026-11-21T05:25:22Z.');
   }
-  return { page: query.page ?? 1, limit: query.limit ?? 20, since, noClientId: query.no_client_id === true, order, now };
+  let cursor: FeedCursor | undefined;
+  if (query.cursor !== undefined && query.cursor !== '') {
+    cursor = parseFeedCursor(query.cursor);
+    if (!cursor) throw invalidField('cursor', 'The cursor must be a next_cursor value returned by this list.');
+  }
+  const { page: _page, cursor: _cursor, ...rest } = query as Record<string, unknown>;
+  const feed = JSON.stringify(Object.keys(rest).sort().map((key) => [key, rest[key]]));
+  return {
+    page: query.page ?? 1,
+    limit: query.limit ?? 20,
+    since,
+    cursor,
+    noClientId: query.no_client_id === true,
+    order,
+    now,
+    ...(tokenId !== undefined ? { marks: { tokenId, feed } } : {}),
+  };
 }
