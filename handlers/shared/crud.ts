@@ -102,11 +102,14 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
           );
           return created(config.view((await load(db, user.id, id))!), `${label} created successfully`);
         } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-          // Simultaneous creates: the same client id sent twice (one wins, the other replays),
-          // or two new records choosing one slug (the later one picks the next slug).
+          // Simultaneous creates with one client id: whatever refused this one (the client-id
+          // index, or a rule such as unique category names that the winner's row now breaks),
+          // the record the client meant exists, so this is a replay. A known client id always
+          // wins over a uniqueness rule.
           const winner = await replayed(db, user.id, clientId);
           if (winner) return ok(config.view(winner), `${label} already exists`);
+          if (!isUniqueViolation(error)) throw error;
+          // Otherwise two new records chose one slug: the later one picks the next slug.
           if (isClientIdClash(error)) throw invalidField('client_id', 'The client id is already used by another record.');
           if (!isUniqueViolation(error, `${table}_user_slug_key`) || attempt >= 5) throw error;
         }

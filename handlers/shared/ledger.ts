@@ -41,8 +41,12 @@ export async function moveBalances(
 ): Promise<void> {
   const net = new Map<number, Decimal>();
   const applied = new Set<number>();
+  const reverted = new Set<number>();
   const add = (walletId: number, change: Decimal) => net.set(walletId, (net.get(walletId) ?? new Decimal(0)).plus(change));
-  for (const effect of move.revert ?? []) add(effect.walletId, balanceEffect(effect.type, effect.amount).negated());
+  for (const effect of move.revert ?? []) {
+    add(effect.walletId, balanceEffect(effect.type, effect.amount).negated());
+    reverted.add(effect.walletId);
+  }
   for (const effect of move.apply ?? []) {
     add(effect.walletId, balanceEffect(effect.type, effect.amount));
     applied.add(effect.walletId);
@@ -56,8 +60,9 @@ export async function moveBalances(
   for (const [walletId, change] of net) {
     const wallet = wallets.get(walletId);
     if (!wallet) {
-      // A deleted wallet keeps no balance: reverting into it is nothing, writing into it is refused.
-      if (applied.has(walletId)) throw invalidField(fields.wallet, 'The selected wallet is invalid.');
+      // A deleted wallet keeps no balance: reverting from it, or editing an entry that stays in
+      // it, changes nothing there; moving an entry into it is refused.
+      if (applied.has(walletId) && !reverted.has(walletId)) throw invalidField(fields.wallet, 'The selected wallet is invalid.');
       continue;
     }
     if (exceedsMoneyLimit(new Decimal(wallet.balance).plus(change))) {
