@@ -53,6 +53,8 @@ export interface FeedOptions {
   /** The order of a plain (non-sync) listing. */
   order: (query: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>;
   now: Date;
+  /** How many live rows a plain list has, when the resource knows it cheaper than count(*). */
+  countLive?: () => Promise<number>;
   /** Who pages this feed, and its parameters but the page (the table is added to them). */
   marks?: { tokenId: number; feed: string };
 }
@@ -97,12 +99,25 @@ export async function feedPage<Row extends StampedRow>(
 /** Live rows in the resource's order, paged by offset. */
 async function plainPage<Row extends StampedRow>(query: SelectQueryBuilder<any, string, Row>, table: SyncedTable, options: FeedOptions, horizon: Date) {
   const live = query.where(`${table}.deleted_at`, 'is', null);
-  const [rows, counted] = await Promise.all([
-    options.order(live).limit(options.limit).offset(pageOffset(options)).execute() as Promise<Row[]>,
-    live.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  const total = Number((counted as { total: number }).total);
+  const count = options.countLive ?? (async () => Number((await live.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total));
+  const [rows, total] = await Promise.all([pageRows(live, table, options.order, options.limit, pageOffset(options)), count()]);
   return { rows: capAtHorizon(rows, horizon), meta: pageMeta(rows.map(stampOf), total, { ...options, now: horizon }) };
+}
+
+/**
+ * One page of `query` in `order`. A deep page first finds its ids with the index alone (the
+ * rows it skips are never read), then reads just those rows.
+ */
+async function pageRows<Row>(
+  query: SelectQueryBuilder<any, string, Row>,
+  table: SyncedTable,
+  order: FeedOptions['order'],
+  limit: number,
+  offset: number,
+): Promise<Row[]> {
+  if (offset === 0) return (await order(query).limit(limit).execute()) as Row[];
+  const ids = order(query.clearSelect().select(`${table}.id`)).limit(limit).offset(offset);
+  return (await order(query.where(`${table}.id`, 'in', ids)).execute()) as Row[];
 }
 
 /** Rows stamped in [since, horizon) or after the cursor, in stamp order, paged by position. */
@@ -120,21 +135,30 @@ async function syncPage<Row extends StampedRow>(
   let window = query.where(`${table}.last_synced_at`, '<', horizon);
   if (since) window = window.where(`${table}.last_synced_at`, '>=', since);
 
-  const continued = options.cursor ?? (options.page > 1 ? await pageMark(db, table, options, options.page - 1) : undefined);
   const after = (c: FeedCursor) => sql<boolean>`(${stamp}, ${id}) > (${c.stamp}, ${c.id})`;
+  const inStampOrder: FeedOptions['order'] = (q) => q.orderBy(`${table}.last_synced_at`).orderBy(`${table}.id`);
+  const mark = !options.cursor && options.page > 1 ? await pageMark(db, table, options, options.page - 1) : undefined;
+  const continued = options.cursor ?? mark;
   const start = continued ? window.where(after(continued)) : window;
-  // With a cursor, `page` counts from it; with a page mark, page N starts right after N-1.
-  const skipped = options.cursor ? pageOffset(options) : continued ? 0 : pageOffset(options);
+  // With a cursor, `page` counts from it; with a page mark, page N starts right after N-1;
+  // without either (a client that jumps to a page), it is an offset.
+  const skipped = mark ? 0 : pageOffset(options);
   // stamped before the horizon already: nothing to cap
-  const rows = (await start.orderBy(`${table}.last_synced_at`).orderBy(`${table}.id`).limit(options.limit).offset(skipped).execute()) as Row[];
-  const countedFrom = options.cursor ? 0 : continued ? (options.page - 1) * options.limit : 0;
-  const rest = await db
-    .selectFrom(start.clearSelect().select(sql.lit(1).as('one')).limit(skipped + FEED_COUNT_CAP).as('capped'))
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
-  const total = countedFrom + Number(rest.total);
+  const rows = await pageRows(start, table, inStampOrder, options.limit, skipped);
 
+  // total: the rows before this page, this page, and what follows it (counted up to the cap)
+  const before = mark ? (options.page - 1) * options.limit : skipped;
+  const counted = (q: SelectQueryBuilder<any, string, Row>, cap: number) =>
+    db
+      .selectFrom(q.clearSelect().select(sql.lit(1).as('one')).limit(cap).as('capped'))
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow()
+      .then((row) => Number(row.total));
   const last = rows.at(-1);
+  const total = last
+    ? before + rows.length + (rows.length === options.limit ? await counted(start.where(after(stampOf(last))), FEED_COUNT_CAP) : 0)
+    : (mark ? before : 0) + (await counted(start, skipped + FEED_COUNT_CAP)); // a page past the end
+
   if (last && options.marks && !options.cursor) await savePageMark(db, table, options, last);
   const nextCursor = last && rows.length === options.limit ? stampOf(last) : { stamp: horizon, id: 0 };
   const meta = pageMeta(rows.map(stampOf), total, { ...options, since, now: horizon });

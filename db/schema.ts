@@ -268,6 +268,11 @@ export interface WalletsTable extends SyncColumns {
   opening_balance: NumericWithDefault;
   balance: NumericWithDefault;
   icon_id: number | null;
+  /** Count and sums of the wallet's live transactions by type, kept by triggers (012). */
+  income_count: Generated<number>;
+  expense_count: Generated<number>;
+  income_total: NumericWithDefault;
+  expense_total: NumericWithDefault;
 }
 
 export interface GroupsTable extends SyncColumns {

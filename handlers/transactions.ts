@@ -69,9 +69,11 @@ async function lockOr404(trx: Transaction<Database>, userId: number, id: number)
 export const transactionHandlers = {
   listTransactions: async (ctx: HandlerContext<'listTransactions'>) => {
     const filters = await listFilters(ctx);
+    // one pass gives the totals and the plain list's count (totals ignore synced_since)
+    const counted = transactionTotals(ctx.db, ctx.user.id, filters);
     const [page, totals] = await Promise.all([
-      transactions.list(ctx, (q) => whereMatches(q, filters)),
-      transactionTotals(ctx.db, ctx.user.id, filters),
+      transactions.list(ctx, (q) => whereMatches(q, filters), async () => (await counted).count),
+      counted,
     ]);
     return ok({
       ...page.data,

@@ -252,8 +252,15 @@ t.test('an update that sends back references deleted since keeps them (clients s
   t.equal(res.body.data.description, 'Edited offline');
   t.ok(res.body.data.wallet.deleted_at, 'the deleted wallet is still shown');
   t.same(res.body.data.categories, [], 'a deleted category is not shown');
-  const moved = await update(owner.token, made.body.data.id, 'expense', { amount: 3, wallet_id: wallet });
-  t.equal(moved.status, 422, 'but no new money goes into a deleted wallet');
+  const balance = await fx.balance(wallet);
+  const corrected = await update(owner.token, made.body.data.id, 'expense', { amount: 3, wallet_id: wallet });
+  t.equal(corrected.status, 200, 'an entry that stays in its deleted wallet can be corrected');
+  t.equal(corrected.body.data.amount, 3);
+  t.equal(await fx.balance(wallet), balance, 'a deleted wallet keeps no balance: nothing moves there');
+  const live = await fx.wallet(owner.user.id, { balance: '10' });
+  const other = await create(owner.token, { type: 'expense', amount: 1, wallet_id: live });
+  const moved = await update(owner.token, other.body.data.id, 'expense', { amount: 1, wallet_id: wallet });
+  t.equal(moved.status, 422, 'but no entry moves into a deleted wallet');
   t.ok(moved.body.errors.wallet_id);
 });
 

@@ -69,8 +69,12 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
     load,
 
     /** Lists the caller's records; `filter` narrows by the resource's own query parameters. */
-    async list(ctx: Ctx & { query: ListQuery }, filter: (q: SelectQueryBuilder<any, any, Row>) => SelectQueryBuilder<any, any, Row> = (q) => q) {
-      const options = feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId);
+    async list(
+      ctx: Ctx & { query: ListQuery },
+      filter: (q: SelectQueryBuilder<any, any, Row>) => SelectQueryBuilder<any, any, Row> = (q) => q,
+      countLive?: FeedOptions['countLive'],
+    ) {
+      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId), countLive };
       const page = await feedPage(ctx.db, filter(config.select(ctx.db, ctx.user.id)), table, options);
       return ok({ ...page.meta, data: page.rows.map(config.view) });
     },
