@@ -3,7 +3,9 @@
 //   up or void after expiry; the day of grace keeps a just-expired row for support questions);
 // - emails sent or given up (`failed`) more than 30 days ago (codes in them are already blanked
 //   by deliver-emails; pending rows are never touched, whatever their age);
-// - oauth_states past their expiry (new logins also sweep them; this catches quiet periods).
+// - oauth_states past their expiry (new logins also sweep them; this catches quiet periods);
+// - sync_page_marks older than a day (a pull pages through a feed in seconds; a page mark
+//   that is gone only means that page is found by offset).
 //
 // Pure SQL in batches by id: each batch locks its rows with SKIP LOCKED, so a second worker,
 // a rerun or a concurrent request (a resend reviving a code row, a login taking a state) never
@@ -16,7 +18,7 @@ import type { JobDefinition } from '../server/jobs.js';
 const DAY_MS = 86_400_000;
 /** Rows deleted per statement: short transactions, short locks. */
 const BATCH = 1000;
-/** How long an expired verification code is kept. */
+/** How long an expired verification code (and a sync page mark) is kept. */
 const CODE_GRACE_MS = DAY_MS;
 /** How long a finished (sent or failed) e-mail is kept. */
 const EMAIL_RETENTION_MS = 30 * DAY_MS;
@@ -25,6 +27,7 @@ export interface PruneCounts {
   verificationCodes: number;
   emails: number;
   oauthStates: number;
+  pageMarks: number;
 }
 
 export const pruneExpiredJob: JobDefinition = {
@@ -32,7 +35,7 @@ export const pruneExpiredJob: JobDefinition = {
   cron: '15 3 * * *',
   async run({ db, services, log }) {
     const counts = await pruneExpired(db, services.now(), log);
-    if (counts.verificationCodes + counts.emails + counts.oauthStates > 0) log.info(counts, 'expired rows pruned');
+    if (Object.values(counts).some((count) => count > 0)) log.info(counts, 'expired rows pruned');
   },
 };
 
@@ -44,6 +47,7 @@ export async function pruneExpired(db: Kysely<Database>, now: Date, log?: Fastif
     verificationCodes: await deleteInBatches(db, 'verification_codes', sql`consumed_at is not null or expires_at < ${codesBefore}`),
     emails: await deleteInBatches(db, 'emails', sql`status in ('sent', 'failed') and updated_at < ${emailsBefore}`),
     oauthStates: await deleteInBatches(db, 'oauth_states', sql`expires_at <= ${now}`),
+    pageMarks: Number((await db.deleteFrom('sync_page_marks').where('created_at', '<', codesBefore).executeTakeFirst()).numDeletedRows),
   };
   log?.debug(counts, 'prune-expired counts');
   return counts;

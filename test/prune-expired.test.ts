@@ -73,17 +73,23 @@ t.test('removes what has expired or been used, keeps the rest; a rerun changes n
   const goneEmails = [await email('sent-31-days', 'sent', at(-31 * DAY)), await email('failed-a-year', 'failed', at(-365 * DAY))];
   const keptStates = [await oauthState('live-state', at(5 * 60_000))];
   const goneStates = [await oauthState('expired-state', at(-60_000)), await oauthState('expires-now', at(0))];
+  const user = await api.newUser();
+  const token = await api.db.selectFrom('tokens').select('id').where('user_id', '=', user.user.id).executeTakeFirstOrThrow();
+  const mark = (page: number, createdAt: Date) => ({ token_id: token.id, feed: 'parties?[]', page, after_stamp: createdAt, after_id: 1, created_at: createdAt });
+  await api.db.insertInto('sync_page_marks').values([mark(1, at(-25 * HOUR)), mark(2, at(-HOUR))]).execute();
+  const marks = async () => (await api.db.selectFrom('sync_page_marks').select('page').where('token_id', '=', token.id).execute()).map((r) => r.page);
 
   await pruneExpiredJob.run(jobContext, {});
+  t.same(await marks(), [2], 'a page mark older than a day goes, a fresh one stays');
   t.same(await contacts(), [...keptCodes].sort(), `codes kept; removed: ${goneCodes.join(', ')}`);
   t.same(await subjects(), [...keptEmails].sort(), `e-mails kept; removed: ${goneEmails.join(', ')}`);
   t.same(await states(), keptStates, `states kept; removed: ${goneStates.join(', ')}`);
 
-  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, oauthStates: 0 }, 'a rerun finds nothing');
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, oauthStates: 0, pageMarks: 0 }, 'a rerun finds nothing');
   t.same(await contacts(), [...keptCodes].sort());
 
   clock = new Date(clock.getTime() + 2 * DAY); // two days on: most kept rows age past their limits
-  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, oauthStates: 1 });
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, oauthStates: 1, pageMarks: 1 });
   t.same(await contacts(), []);
   t.same(await subjects(), ['pending-old', 'sent-yesterday'], 'a pending e-mail stays however old; one sent 3 days ago stays');
   t.same(await states(), []);
