@@ -2263,7 +2263,7 @@ export interface components {
             deleted_at: string | null;
             /**
              * Format: date-time
-             * @description When the server last changed the record; clients use it as their watermark.
+             * @description When the database last changed the record (stamped on every write, commit-safe: a change that commits later is never stamped earlier than what a client was already shown). Clients use it as their watermark; `synced_since` and sync feeds follow it.
              */
             last_synced_at: string;
             sync_state: components["schemas"]["SyncState"];
@@ -2349,7 +2349,7 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description When the client changed the record (ISO 8601 with a zone). It is only checked: a value earlier than the record's `created_at` is 422 on `updated_at` and nothing is changed. The stored `updated_at` is always the server time of the change, so that `synced_since` feeds never miss it.
+         * @description When the client changed the record (ISO 8601 with a zone). It is only checked: a value earlier than the record's `created_at` is 422 on `updated_at` and nothing is changed. The stored `updated_at` is the server time of the change; `synced_since` feeds follow `last_synced_at`, which the database stamps in commit-safe order.
          * @example 2026-11-21T05:25:22.000Z
          */
         ClientUpdatedAt: string;
