@@ -4297,6 +4297,13 @@ export interface components {
              * @enum {string|null}
              */
             source: "agent" | "data" | "general" | "fallback" | "unavailable" | "quota_exceeded" | null;
+            /**
+             * @description Which engine wrote a completed reply: `model` (the configured language model, `LLM_BASE_URL`) or `local` (the built-in intent parser, which answers when no model is configured or when the model failed; it understands short requests in English and French, with Spanish and German, and proposes actions exactly like the model). Null on user messages and unfinished replies.
+             * @enum {string|null}
+             */
+            engine: "model" | "local" | null;
+            /** @description True when a model is configured but failed or timed out for this reply, so the local engine answered instead (`engine` is `local`). False otherwise. */
+            model_fallback: boolean;
             /** @enum {string|null} */
             format_hint: "scalar" | "pair" | "record" | "list" | "pair_list" | "table" | "raw" | null;
             /**
