@@ -83,7 +83,7 @@ function recentDayOfMonth(today: string, n: number): string | undefined {
 type DayRule = [RegExp, (match: RegExpExecArray, today: string) => string | undefined];
 
 const DAY_RULES: DayRule[] = [
-  [/\b(\d{4})-(\d{2})-(\d{2})\b/, (m) => (Number.isNaN(Date.parse(`${m[0]}T00:00:00Z`)) ? undefined : m[0])],
+  [/\b(?:on |le |el |am )?(\d{4}-\d{2}-\d{2})\b/, (m) => (Number.isNaN(Date.parse(`${m[1]}T00:00:00Z`)) ? undefined : m[1])],
   [/\b(?:the )?day before yesterday\b|\bavant[- ]hier\b|\banteayer\b|\bvorgestern\b/, (_m, today) => addDays(today, -2)],
   [/\byesterday\b|\bhier\b|\bayer\b|\bgestern\b/, (_m, today) => addDays(today, -1)],
   [/\btoday\b|\baujourd'?hui\b|\bhoy\b|\bheute\b|\bthis morning\b|\btonight\b|\bce (?:matin|soir)\b/, (_m, today) => today],

@@ -43,7 +43,7 @@ function allowedTypos(length: number): number {
 export function likeness(typed: string, name: string): number {
   if (typed === name) return 1;
   const distance = editDistance(typed, name);
-  if (distance > allowedTypos(name.length)) return 0;
+  if (distance > allowedTypos(Math.min(typed.length, name.length))) return 0;
   return 1 - distance / Math.max(typed.length, name.length);
 }
 

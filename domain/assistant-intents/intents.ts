@@ -137,7 +137,7 @@ function readRecord(original: string, rest: string, type: 'income' | 'expense', 
   if (wallet) text = blankWithMarker(text, wallet.start, wallet.end);
   const party = bestNamed(text, ctx.names.parties, PARTY_SCORE, STOP_WORDS);
   const description = describe(original, text, amount);
-  if (party) text = blank(text, party.start, party.end);
+  // The party stays in the text: a party's name may say what the money was for ("Uber").
   const category = guessCategory(text, type, ctx.names.categories);
   return {
     kind: 'record',

@@ -79,9 +79,9 @@ export const STOP_WORDS = new Set(
 /** Words in each language counted to guess the sentence's language. */
 export const LANGUAGE_MARKERS: Record<Language, Set<string>> = {
   en: new Set('i the on my how much did spent spend paid got from to into what is are am at for last this month year yesterday my'.split(' ')),
-  fr: new Set('j je ai le la les mes mon sur combien depense paye pour dans du de hier mois annee dernier quel suis chez au recu il jours vire vers'.split(' ')),
-  es: new Set('yo mi mis cuanto gaste pague ayer el los las en mes ano pasado tengo desde hacia recibi'.split(' ')),
-  de: new Set('ich habe wie viel meine mein fur gestern auf nach von im monat jahr letzten ausgegeben bezahlt'.split(' ')),
+  fr: new Set('j je ai le la les mes mon sur combien depense paye pour dans du de hier mois annee dernier quel suis chez au recu il jours vire vers bonjour salut aide sont ou est'.split(' ')),
+  es: new Set('yo mi mis cuanto gaste pague ayer el los las en mes ano pasado tengo desde hacia recibi hola ayuda sueldo transfiere estoy por del presupuesto'.split(' ')),
+  de: new Set('ich habe wie viel meine mein fur gestern auf nach von im monat jahr letzten ausgegeben bezahlt hallo hilfe gehalt erhalten uberweise zeige'.split(' ')),
 };
 
 /**
@@ -117,7 +117,7 @@ export const CONCEPTS: Array<{ cues: RegExp; names: string[]; type: 'expense' | 
   },
   {
     type: 'expense',
-    cues: rx('movie|cinema|concert|netflix|game|games', 'cinema|film|concert|jeu|sortie', 'cine|pelicula|concierto', 'kino|film|konzert|spiel'),
+    cues: rx('movie|movies|cinema|concert|concerts|netflix|game|games', 'cinema|film|films|concert|jeu|sortie', 'cine|pelicula|concierto', 'kino|film|konzert|spiel'),
     names: ['entertainment', 'loisirs', 'divertissement', 'sorties', 'entretenimiento', 'ocio', 'unterhaltung'],
   },
   {
