@@ -19,16 +19,21 @@ export interface NameMatch<T extends Named> {
 
 /** Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent swaps. */
 export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0][j] = j;
+  // Three rolling rows (the swap looks two rows back): no table per call.
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let current = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+      let best = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2] + 1);
+      current[j] = best;
     }
+    [before, previous, current] = [previous, current, before];
   }
-  return rows[a.length][b.length];
+  return previous[b.length];
 }
 
 /** Typos forgiven for a word of this length: none for short words, where one letter changes the word. */
@@ -42,12 +47,25 @@ function allowedTypos(length: number): number {
 /** How alike two folded strings are (0..1), or 0 beyond the typos a word of that length allows. */
 export function likeness(typed: string, name: string): number {
   if (typed === name) return 1;
+  const allowed = allowedTypos(Math.min(typed.length, name.length));
+  // Lengths further apart than the typos allowed cannot match: skip the distance table.
+  if (Math.abs(typed.length - name.length) > allowed || (allowed === 0 && typed !== name)) return 0;
   const distance = editDistance(typed, name);
-  if (distance > allowedTypos(Math.min(typed.length, name.length))) return 0;
+  if (distance > allowed) return 0;
   return 1 - distance / Math.max(typed.length, name.length);
 }
 
-const nameWords = (name: string) => tokenize(fold(name)).map((t) => t.word);
+/** Folded words of a name, remembered (names repeat on every message; bounded, so a long-running server does not grow). */
+const wordsOfName = new Map<string, string[]>();
+function nameWords(name: string): string[] {
+  let words = wordsOfName.get(name);
+  if (!words) {
+    if (wordsOfName.size >= 10_000) wordsOfName.clear();
+    words = tokenize(fold(name)).map((t) => t.word);
+    wordsOfName.set(name, words);
+  }
+  return words;
+}
 
 /**
  * The candidate the folded text names best (ties go to the longer name), or undefined when

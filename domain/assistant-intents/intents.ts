@@ -180,11 +180,12 @@ export function guessCategory(folded: string, type: 'income' | 'expense', catego
   const own = categories.filter((c) => c.type === type);
   const named = bestNamed(folded, own, CATEGORY_SCORE, STOP_WORDS);
   if (named) return named.item;
+  const ownFolded = own.map((c) => ({ category: c, folded: fold(c.name) }));
   for (const concept of CONCEPTS) {
     if (concept.type !== type || !concept.cues.test(folded)) continue;
     for (const name of concept.names) {
-      const found = own.find((c) => likeness(fold(c.name), name) >= 0.85);
-      if (found) return found;
+      const found = ownFolded.find((c) => likeness(c.folded, name) >= 0.85);
+      if (found) return found.category;
     }
   }
   return undefined;

@@ -31,13 +31,16 @@ try {
   await seedLedger(database.db, userId, ROWS);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   const timings: number[] = [];
+  const bySentence = new Map<string, number[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const message of SENTENCES) {
       const created = await app.inject({ method: 'POST', url: '/api/v1/ai/chats', headers: { authorization: `Bearer ${token}` }, payload: { message } });
       if (created.statusCode !== 201) throw new Error(`POST /ai/chats answered ${created.statusCode}: ${created.body}`);
       const started = performance.now();
       const answered = await answerPendingReplies(database.db, app.services, silentLog);
-      timings.push(performance.now() - started);
+      const elapsed = performance.now() - started;
+      timings.push(elapsed);
+      bySentence.set(message, [...(bySentence.get(message) ?? []), elapsed]);
       if (answered !== 1) throw new Error(`expected one reply answered, got ${answered}`);
     }
   }
@@ -47,6 +50,10 @@ try {
   const at = (q: number) => timings[Math.min(timings.length - 1, Math.floor(q * timings.length))].toFixed(1);
   console.log(`\nLocal assistant replies on the ${database.kind} database, ${ROWS} transactions (seeded in ${seedSeconds.toFixed(1)} s)`);
   console.log(`${timings.length} replies (${SENTENCES.length} sentences x ${ROUNDS}): p50 ${at(0.5)} ms   p95 ${at(0.95)} ms   p99 ${at(0.99)} ms   max ${timings.at(-1)!.toFixed(1)} ms   (goal < 200 ms)`);
+  for (const [message, times] of bySentence) {
+    times.sort((a, b) => a - b);
+    console.log(`  ${message.padEnd(45)} p50 ${times[Math.floor(times.length / 2)].toFixed(1)} ms   max ${times.at(-1)!.toFixed(1)} ms`);
+  }
 } finally {
   await app.close();
   await database.close();
