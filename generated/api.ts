@@ -1801,7 +1801,7 @@ export interface paths {
         put?: never;
         /**
          * Start a chat
-         * @description Creates a chat with the first question: the user message and an assistant reply created `pending`, answered by a background job (unless `defer_processing`). Poll `GET /v1/ai/chats/{chat}` until the reply is `completed` or `failed`. Message "Chat session created.".
+         * @description Creates a chat with the first question: the user message and an assistant reply created `pending`, answered by a background job (unless `defer_processing`). Poll `GET /v1/ai/chats/{chat}` until the reply is `completed` or `failed`. The reply is written by the configured language model, or by the built-in local engine when none is configured or the model fails (the reply's `engine` and `model_fallback` say which). Message "Chat session created.".
          */
         post: operations["createChat"];
         delete?: never;

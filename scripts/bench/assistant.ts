@@ -5,7 +5,6 @@
 // recent transactions, help) is asked BENCH_ASSISTANT_ROUNDS times; the goal is < 200 ms.
 // On PostgreSQL (DATABASE_URL) it runs in a throwaway database.
 import { answerPendingReplies } from '../../jobs/answer-chat-message.js';
-import { silentLog } from '../../test/helpers/assistant.js';
 import { startBenchApp } from './bench-app.js';
 import { seedLedger } from './seed-ledger.js';
 
@@ -23,6 +22,8 @@ const SENTENCES = [
   "j'ai dépensé 12,50 € en restaurant hier",
   'hello',
 ];
+
+const silentLog = { info() {}, error() {}, warn() {}, debug() {} } as never;
 
 delete process.env.LLM_BASE_URL; // the local engine is what is measured
 const { app, database, token, userId } = await startBenchApp('assistant');
