@@ -46,6 +46,7 @@ bench: build
 	npx tsx scripts/bench.ts
 	npx tsx scripts/bench/stats.ts
 	npx tsx scripts/bench/budgets.ts
+	npx tsx scripts/bench/assistant.ts
 
 admin: install
 	npx tsx scripts/admin.ts $(ARGS)

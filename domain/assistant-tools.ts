@@ -36,7 +36,8 @@ export const TOOLS: ToolSpec[] = [
     name: 'list_wallets',
     kind: 'read',
     label: 'Checking your accounts',
-    description: 'The user\'s wallets with their current balances: {wallets: [{id, name, type, currency, balance}], totals: [{currency, total}]}.',
+    description:
+      'The user\'s wallets with their current balances: {wallets: [{id, name, type, currency, balance}], totals: [{currency, total}], default_wallet_id (the wallet the user set as default, or null)}.',
     parameters: object({}),
   },
   {
@@ -67,6 +68,14 @@ export const TOOLS: ToolSpec[] = [
     label: 'Looking through your records',
     description: 'The user\'s latest transactions, newest first: {transactions: [{id, type, amount, currency, wallet, description, categories, party, datetime}]}.',
     parameters: object({ limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Default 10.' }, type: { type: 'string', enum: ['income', 'expense'] } }),
+  },
+  {
+    name: 'budget_status',
+    kind: 'read',
+    label: 'Crunching the numbers',
+    description:
+      'Each budget in its current period: {budgets: [{id, name, currency, period_start, period_end, limit, spent, remaining, percent_used, status}]}; status is on_track, near_limit, forecast_breach or over_budget.',
+    parameters: object({}),
   },
   {
     name: 'record_transaction',

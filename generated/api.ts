@@ -1801,7 +1801,7 @@ export interface paths {
         put?: never;
         /**
          * Start a chat
-         * @description Creates a chat with the first question: the user message and an assistant reply created `pending`, answered by a background job (unless `defer_processing`). Poll `GET /v1/ai/chats/{chat}` until the reply is `completed` or `failed`. Message "Chat session created.".
+         * @description Creates a chat with the first question: the user message and an assistant reply created `pending`, answered by a background job (unless `defer_processing`). Poll `GET /v1/ai/chats/{chat}` until the reply is `completed` or `failed`. The reply is written by the configured language model, or by the built-in local engine when none is configured or the model fails (the reply's `engine` and `model_fallback` say which). Message "Chat session created.".
          */
         post: operations["createChat"];
         delete?: never;
@@ -4302,6 +4302,13 @@ export interface components {
              * @enum {string|null}
              */
             source: "agent" | "data" | "general" | "fallback" | "unavailable" | "quota_exceeded" | null;
+            /**
+             * @description Which engine wrote a completed reply: `model` (the configured language model, `LLM_BASE_URL`) or `local` (the built-in intent parser, which answers when no model is configured or when the model failed; it understands short requests in English and French, with Spanish and German, and proposes actions exactly like the model). Null on user messages and unfinished replies.
+             * @enum {string|null}
+             */
+            engine: "model" | "local" | null;
+            /** @description True when a model is configured but failed or timed out for this reply, so the local engine answered instead (`engine` is `local`). False otherwise. */
+            model_fallback: boolean;
             /** @enum {string|null} */
             format_hint: "scalar" | "pair" | "record" | "list" | "pair_list" | "table" | "raw" | null;
             /**

@@ -3,6 +3,9 @@
 // (which only collect proposals; the job stores them as agent_actions). The loop is capped;
 // the model's last text is the reply.
 import { sql, type Kysely } from 'kysely';
+import { progressOfBudget, userTimeZoneOrUtc } from '../db/budget-spending.js';
+import { selectBudgets } from '../db/budgets.js';
+import { defaultWallet } from '../db/import-wallets.js';
 import { balancesPerCurrency, dimensionSums } from '../db/statistics.js';
 import type { Proposal } from '../db/agent-actions.js';
 import type { ChatMessage, Database, JsonObject } from '../db/schema.js';
@@ -25,6 +28,7 @@ import {
 import { Decimal, moneyToJson } from '../domain/money.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
 import { chatCompletion, type LlmMessage, type LlmSettings } from './llm.js';
+import type { AppServices } from './services.js';
 
 /** Model calls per reply (each may call several tools). */
 const MAX_STEPS = 8;
@@ -35,6 +39,8 @@ export interface AgentContext {
   now: Date;
   /** The language the question was asked in (Accept-Language), when known. */
   language?: string | null;
+  /** Exchange rates for budget progress (budget_status). */
+  services: AppServices;
 }
 
 export interface AgentAnswer {
@@ -57,7 +63,7 @@ export async function answerWithTools(settings: LlmSettings, ctx: AgentContext, 
     ...(resumeNote ? [{ role: 'user' as const, content: resumeNote }] : []),
   ];
   const tools = TOOLS.map(({ name, description, parameters }) => ({ name, description, parameters }));
-  const answer: AgentAnswer = { text: '', toolCalls: [], usage: { prompt_tokens: 0, completion_tokens: 0 }, progress: [], proposals: [] };
+  const answer = emptyAnswer();
   const labels: string[] = [];
   for (let step = 0; step < MAX_STEPS; step++) {
     // The last step offers no tools, so the model has to answer in words.
@@ -79,7 +85,16 @@ export async function answerWithTools(settings: LlmSettings, ctx: AgentContext, 
   return answer;
 }
 
-async function runTool(ctx: AgentContext, name: string, argumentText: string, answer: AgentAnswer): Promise<unknown> {
+export function emptyAnswer(): AgentAnswer {
+  return { text: '', toolCalls: [], usage: { prompt_tokens: 0, completion_tokens: 0 }, progress: [], proposals: [] };
+}
+
+/**
+ * Runs one tool call (the model's, or the local engine's: server/assistant-local.ts) and returns
+ * its output; the call is recorded in `answer` and a write tool's proposals are added to it.
+ * A refused call returns `{error}`.
+ */
+export async function runTool(ctx: AgentContext, name: string, argumentText: string, answer: AgentAnswer): Promise<unknown> {
   let args: Record<string, unknown> = {};
   try {
     args = parseArguments(argumentText);
@@ -95,6 +110,8 @@ async function runTool(ctx: AgentContext, name: string, argumentText: string, an
         return await spendingByCategory(ctx, args);
       case 'recent_transactions':
         return await recentTransactions(ctx, args);
+      case 'budget_status':
+        return await budgetStatus(ctx);
       case 'record_transaction':
         return proposed(answer, [await proposeTransaction(ctx, transactionArguments(args), name)]);
       case 'create_party': {
@@ -161,12 +178,14 @@ async function systemPrompt(ctx: AgentContext): Promise<string> {
 }
 
 async function listWallets(ctx: AgentContext) {
-  const [wallets, totals] = await Promise.all([
+  const [wallets, totals, preferred] = await Promise.all([
     ctx.db.selectFrom('wallets').select(['id', 'name', 'type', 'currency', 'balance']).where('user_id', '=', ctx.userId).where('deleted_at', 'is', null).orderBy('id').execute(),
     balancesPerCurrency(ctx.db, ctx.userId),
+    defaultWallet(ctx.db, ctx.userId),
   ]);
   return {
     wallets: wallets.map((w) => ({ ...w, balance: moneyToJson(w.balance) })),
+    default_wallet_id: preferred?.id ?? null,
     totals: totals.map((t) => ({ currency: t.currency, total: moneyToJson(t.total) })),
   };
 }
@@ -222,6 +241,29 @@ async function recentTransactions(ctx: AgentContext, args: Record<string, unknow
   if (args.type === 'income' || args.type === 'expense') query = query.where('t.type', '=', args.type);
   const rows = await query.orderBy('t.datetime', 'desc').orderBy('t.id', 'desc').limit(limit).execute();
   return { transactions: rows.map((r) => ({ ...r, amount: moneyToJson(r.amount), datetime: r.datetime.toISOString() })) };
+}
+
+/** Each live budget's progress in its current window (the user's today), as the budget endpoints compute it. */
+async function budgetStatus(ctx: AgentContext) {
+  const zone = await userTimeZoneOrUtc(ctx.db, ctx.userId);
+  const rows = await selectBudgets(ctx.db, ctx.userId).where('deleted_at', 'is', null).orderBy('id').execute();
+  const budgets = [];
+  for (const row of rows) {
+    const progress = await progressOfBudget(ctx.db, ctx.services, row, ctx.now, zone);
+    budgets.push({
+      id: row.id,
+      name: row.name,
+      currency: row.currency,
+      period_start: progress.period_start,
+      period_end: progress.period_end,
+      limit: progress.effective_limit,
+      spent: progress.net_spent,
+      remaining: progress.remaining,
+      percent_used: progress.percent_used,
+      status: progress.status,
+    });
+  }
+  return { budgets };
 }
 
 /** Resolves a transaction's wallet, party and categories among the user's live records; a proposal. */

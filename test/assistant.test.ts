@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { ANSWER_CHAT_MESSAGE_JOB } from '../db/chats.js';
-import { answerChatMessageJob, UNAVAILABLE } from '../jobs/answer-chat-message.js';
+import { answerChatMessageJob } from '../jobs/answer-chat-message.js';
 import { assistantTestApp, silentLog as silent, text, toolCall } from './helpers/assistant.js';
 import { startApp } from './helpers/harness.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';
@@ -184,20 +184,24 @@ t.test('spending by category and recent transactions are computed in SQL', async
   t.equal((await getChat(bad.id, user.token)).messages[1].status, 'completed');
 });
 
-t.test('the provider down, failing or too slow: the reply fails with a clear text', async (t) => {
-  const chat = await newChat(owner.token, 'Anything?');
-  script.push({ status: 503, body: { error: 'overloaded' } });
+t.test('the provider down, failing or too slow: the local engine answers instead, and the reply says so', async (t) => {
+  const fellBack = (reply: any) => [reply.status, reply.engine, reply.model_fallback, reply.error];
+  const chat = await newChat(owner.token, 'How much is in my wallets?');
+  script.push({ status: 500, body: { error: 'internal' } });
   await runJob();
   const reply = (await getChat(chat.id)).messages[1];
-  t.equal(reply.status, 'failed');
-  t.equal(reply.error, UNAVAILABLE);
-  t.equal(reply.content, null);
-  t.equal(reply.exportable, false);
+  t.same(fellBack(reply), ['completed', 'local', true, null], 'a 500 falls back');
+  t.match(reply.content, /Main Wallet: 0 USD/, 'the balance comes from the list_wallets tool');
+  t.same(reply.tool_calls.map((c: any) => c.name), ['list_wallets', 'list_categories', 'list_parties']);
 
-  script.push({ body: 'not a completion' });
-  await api.request('POST', `/api/v1/ai/chats/${chat.id}/messages`, { token: owner.token, body: { message: 'Again?' } });
+  // the model calls a tool, then fails: its half-done work is dropped, the local engine proposes
+  script.push(toolCall('list_wallets', {}), { body: 'not a completion' });
+  await api.request('POST', `/api/v1/ai/chats/${chat.id}/messages`, { token: owner.token, body: { message: 'I spent 12.50 on lunch' } });
   await runJob();
-  t.equal((await getChat(chat.id)).messages[3].error, UNAVAILABLE);
+  const second = (await getChat(chat.id)).messages[3];
+  t.same(fellBack(second), ['completed', 'local', true, null]);
+  t.equal(second.actions.length, 1);
+  t.same([second.actions[0].action_type, second.actions[0].payload.amount, second.actions[0].payload.type], ['transaction.create', 12.5, 'expense']);
 
   // nothing listens on this port
   const closed = createServer();
@@ -208,8 +212,8 @@ t.test('the provider down, failing or too slow: the reply fails with a clear tex
   const services = { ...api.app.services, config: { ...api.app.services.config, llmBaseUrl: deadUrl } };
   await answerChatMessageJob.run({ db: api.db, services, log: silent }, {});
   const last = (await getChat(chat.id)).messages[5];
-  t.equal(last.status, 'failed');
-  t.equal(last.error, UNAVAILABLE);
+  t.same(fellBack(last), ['completed', 'local', true, null], 'an unreachable model falls back');
+  t.match(last.content, /record an expense/, 'what it does not understand gets the list of what it can do');
 
   // slower than LLM_TIMEOUT
   await api.request('POST', `/api/v1/ai/chats/${chat.id}/messages`, { token: owner.token, body: { message: 'Slowly?' } });
@@ -217,8 +221,14 @@ t.test('the provider down, failing or too slow: the reply fails with a clear tex
   const impatient = { ...api.app.services, config: { ...api.app.services.config, llmTimeoutSeconds: 1 } };
   await answerChatMessageJob.run({ db: api.db, services: impatient, log: silent }, {});
   const slow = (await getChat(chat.id)).messages[7];
-  t.equal(slow.status, 'failed');
-  t.equal(slow.error, UNAVAILABLE);
+  t.same(fellBack(slow), ['completed', 'local', true, null], 'a timeout falls back');
+
+  // a working model still answers, and says so
+  await api.request('POST', `/api/v1/ai/chats/${chat.id}/messages`, { token: owner.token, body: { message: 'And now?' } });
+  script.push(text('All good.'));
+  await runJob();
+  const model = (await getChat(chat.id)).messages[9];
+  t.same([model.content, model.engine, model.model_fallback], ['All good.', 'model', false]);
 });
 
 t.test('a deleted chat drops its pending reply; a held reply is not answered', async (t) => {
@@ -246,7 +256,7 @@ t.test('health reports the configured provider', async (t) => {
   t.equal(model.configured, true, 'GET /integrations reports the language model configured');
 });
 
-t.test('without a provider: health says so, and replies fail instead of hanging', async (t) => {
+t.test('without a provider: health says so, and the local engine answers', async (t) => {
   const bare = await startApp(t);
   const user = await bare.newUser();
   const health = await bare.request('GET', '/api/v1/ai/health', { token: user.token });
@@ -255,10 +265,11 @@ t.test('without a provider: health says so, and replies fail instead of hanging'
   t.equal(created.status, 201);
   await answerChatMessageJob.run({ db: bare.db, services: bare.app.services, log: silent }, {});
   const chat = (await bare.request('GET', `/api/v1/ai/chats/${created.body.data.id}`, { token: user.token })).body.data;
-  t.equal(chat.messages[1].status, 'failed');
-  t.equal(chat.messages[1].error, UNAVAILABLE);
+  t.same([chat.messages[1].status, chat.messages[1].engine, chat.messages[1].model_fallback], ['completed', 'local', false]);
+  t.match(chat.messages[1].content, /without a language model/);
+  t.same([chat.messages[0].engine, chat.messages[0].model_fallback], [null, false], 'a user message has no engine');
   t.equal(chat.has_pending_reply, false);
-  t.equal(chat.title, null, 'a chat is named after its first completed reply only');
+  t.equal(chat.title, 'Hello there', 'a chat is named after its first completed reply');
   const integrations = await bare.request('GET', '/api/v1/integrations', { token: user.token });
   t.equal(integrations.body.data.find((i: any) => i.key === 'language-model').configured, false);
 });

@@ -196,6 +196,9 @@ export function toChatMessage(message: ChatMessage, files: ChatFileRow[], action
     content: message.content,
     status: message.role === 'user' ? null : message.status,
     source: message.status === 'completed' ? ((result.source as ChatMessageView['source']) ?? null) : null,
+    // Replies stored before the local engine existed were all the model's.
+    engine: message.status === 'completed' ? ((result.engine as ChatMessageView['engine']) ?? 'model') : null,
+    model_fallback: message.status === 'completed' && result.model_fallback === true,
     format_hint: message.format_hint,
     format_type: (result.format_type as ChatMessageView['format_type']) ?? null,
     rows: (result.rows as ChatMessageView['rows']) ?? [],
