@@ -1,0 +1,218 @@
+// Object-level authorization, swept from the spec: user A owns one of every resource; user B
+// calls every operation of every path that names a record, with A's ids and a body valid for
+// the operation. Every answer must be 404 (403 on admin routes) and A's rows must be byte for
+// byte what they were. A new route with a path parameter is covered without anyone writing a
+// test for it: an operation whose parameter this file cannot fill fails the sweep.
+// Also every way a token can be wrong: none, malformed, tampered, expired, logged out, deleted.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SignJWT, decodeJwt } from 'jose';
+import { sql } from 'kysely';
+import t from 'tap';
+import { startApp } from './helpers/harness.js';
+import { multipart, PNG } from './helpers/transaction-fixtures.js';
+
+type Schema = Record<string, any>;
+const spec = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'generated', 'openapi.json'), 'utf8'));
+
+function resolve(schema: Schema | undefined): Schema {
+  let current = schema ?? {};
+  while (current.$ref) current = current.$ref.split('/').slice(1).reduce((node: any, key: string) => node[key], spec);
+  return current;
+}
+
+/** A small instance of `schema`: required properties only, from examples, enums and types. */
+function sample(schema: Schema | undefined, depth = 0): unknown {
+  const s = resolve(schema);
+  if (s.allOf) return Object.assign({}, ...s.allOf.map((part: Schema) => sample(part, depth + 1)));
+  if (s.oneOf || s.anyOf) return sample((s.oneOf ?? s.anyOf)[0], depth + 1);
+  if (s.example !== undefined) return s.example;
+  if (s.default !== undefined) return s.default;
+  if (s.enum) return s.enum[0];
+  switch (s.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const key of s.required ?? []) out[key] = sample(s.properties?.[key], depth + 1);
+      return out;
+    }
+    case 'array':
+      return Array.from({ length: s.minItems ?? 0 }, () => sample(s.items, depth + 1));
+    case 'integer':
+    case 'number':
+      return Math.max(1, s.minimum ?? 1);
+    case 'boolean':
+      return true;
+    case 'string':
+      if (s.format === 'date-time') return new Date(Date.now() + 86400_000).toISOString();
+      if (s.format === 'date') return '2026-01-01';
+      return 'x'.repeat(Math.max(1, s.minLength ?? 1));
+    default:
+      return {};
+  }
+}
+
+const api = await startApp(t);
+const owner = await api.newUser();
+const intruder = await api.newUser();
+const A = owner.user.id as number;
+
+const post = async (url: string, body: unknown) => {
+  const res = await api.request('POST', url, { token: owner.token, body });
+  if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+};
+const wallet = await post('/api/v1/wallets', { name: 'Mine', type: 'cash', currency: 'EUR', balance: 100 });
+const savings = await post('/api/v1/wallets', { name: 'Savings', type: 'cash', currency: 'EUR', balance: 0 });
+const group = await post('/api/v1/groups', { name: 'Mine' });
+const party = await post('/api/v1/parties', { name: 'Mine' });
+const category = await post('/api/v1/categories', { name: 'Mine', type: 'expense' });
+await post('/api/v1/configurations', { key: 'theme', type: 'string', value: 'dark' });
+const expense = await post('/api/v1/transactions', { type: 'expense', amount: 5, wallet_id: wallet.id, categories: [category.id], party_id: party.id, group_id: group.id });
+const income = await post('/api/v1/transactions', { type: 'income', amount: 3, wallet_id: wallet.id });
+await post(`/api/v1/transactions/${income.id}/refund`, { refunded_transaction_id: expense.id });
+const transfer = await post('/api/v1/transfer', { amount: 4, from_wallet_id: wallet.id, to_wallet_id: savings.id });
+const budget = await post('/api/v1/budgets', { name: 'Mine', amount: 100, currency: 'EUR', period_type: 'monthly', start_date: '2026-01-01', rollover: true });
+const reminder = await post('/api/v1/reminders', { title: 'Mine' });
+const chat = await api.db.insertInto('chat_sessions').values({ user_id: A, title: 'Mine' }).returning('id').executeTakeFirstOrThrow();
+
+// Rows the API has no public way to make for a test, written as the service would.
+const fileRow = await api.db
+  .insertInto('files')
+  .values({ user_id: A, model: 'transaction', type: 'image', transaction_id: expense.id, path: 'receipts/a.png', original_name: 'a.png', mime_type: 'image/png', size: 1 })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const notification = await api.db
+  .insertInto('notifications')
+  .values({ user_id: A, title: 'Mine', body: 'Mine', updated_at: new Date(), last_synced_at: new Date() })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const fileImport = await api.db
+  .insertInto('file_imports')
+  .values({ user_id: A, name: 'a.csv', file_type: 'csv' })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const session = await api.db
+  .insertInto('import_sessions')
+  .values({ user_id: A, file_name: 'a.csv', file_type: 'csv' })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const message = await api.db
+  .insertInto('chat_messages')
+  .values({ user_id: A, chat_session_id: chat.id, role: 'assistant', status: 'completed', content: 'Mine' })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const action = await api.db
+  .insertInto('agent_actions')
+  .values({ user_id: A, chat_session_id: chat.id, chat_message_id: message.id, action_type: 'party.create', summary: 'Mine', idempotency_key: randomUUID(), payload: JSON.stringify({ name: 'Mine' }) })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+
+/** A's record named by a path parameter, by the path's first segment after /v1. */
+const idsByResource: Record<string, number | string> = {
+  wallets: wallet.id,
+  groups: group.id,
+  parties: party.id,
+  categories: category.id,
+  configurations: 'theme',
+  transactions: expense.id,
+  files: fileRow.id,
+  transfers: transfer.id,
+  budgets: budget.id,
+  notifications: notification.id,
+  reminders: reminder.id,
+  admin: A,
+  imports: fileImport.id,
+  import: session.id,
+  ai: chat.id,
+};
+const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id };
+
+/** Bodies the schema sampler cannot make valid on its own (a number given as a string...). */
+const upload = multipart([], [{ field: 'files[]', filename: 'a.png', contentType: 'image/png', data: PNG }]);
+const bodies: Record<string, { body?: unknown; payload?: Buffer; headers?: Record<string, string> }> = {
+  updateTransaction: { body: { amount: 1, updated_at: new Date().toISOString() } },
+  fixFailedImports: { body: [{ id: 1, amount: 1, type: 'expense', date: '2026-01-01' }] },
+  uploadTransactionFiles: upload,
+  uploadChatMessageFiles: upload,
+};
+
+/** Everything A owns, as text: compared before and after the sweep. */
+async function snapshotOf(userId: number): Promise<string> {
+  const tables = await sql<{ table_name: string }>`
+    select c.table_name from information_schema.columns c join information_schema.tables t using (table_schema, table_name)
+     where c.table_schema = 'public' and c.column_name = 'user_id' and t.table_type = 'BASE TABLE'
+       and c.table_name not in ('tokens', 'sync_page_marks') order by c.table_name`.execute(api.db);
+  const parts: string[] = [];
+  for (const { table_name } of tables.rows) {
+    const rows = await sql`select * from ${sql.table(table_name)} where user_id = ${userId} order by 1`.execute(api.db);
+    parts.push(`${table_name}: ${JSON.stringify(rows.rows)}`);
+  }
+  const user = await sql`select * from users where id = ${userId}`.execute(api.db);
+  return `${parts.join('\n')}\nusers: ${JSON.stringify(user.rows)}`;
+}
+
+t.test("every operation on another user's record answers 404 (403 on admin routes) and changes nothing", async (t) => {
+  const before = await snapshotOf(A);
+  let calls = 0;
+  for (const [template, item] of Object.entries<Record<string, Schema>>(spec.paths)) {
+    if (!template.includes('{')) continue;
+    for (const [method, op] of Object.entries(item)) {
+      if (!op.operationId || (Array.isArray(op.security) && op.security.length === 0)) continue; // public routes name no user's record
+      const resource = template.split('/')[2]!;
+      const url = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+        const value = name === 'id' || name === 'key' ? idsByResource[resource] : idsByParam[name];
+        if (value === undefined) throw new Error(`${op.operationId}: no id of user A for {${name}}: add it to this sweep`);
+        return String(value);
+      });
+      const query = (op.parameters ?? [])
+        .map(resolve)
+        .filter((p: Schema) => p.in === 'query' && p.required)
+        .map((p: Schema) => `${p.name}=${encodeURIComponent(String(sample(p.schema)))}`);
+      const json = op.requestBody?.content?.['application/json'];
+      const res = await api.request(method.toUpperCase(), `/api${url}${query.length ? `?${query.join('&')}` : ''}`, {
+        token: intruder.token,
+        ...(bodies[op.operationId] ?? (json ? { body: sample(json.schema) } : {})),
+      });
+      calls++;
+      const expected = template.startsWith('/v1/admin') ? 403 : 404;
+      t.equal(res.status, expected, `${method.toUpperCase()} ${template} (${op.operationId}): ${JSON.stringify(res.body).slice(0, 200)}`);
+      t.notMatch(JSON.stringify(res.body), /"Mine"/, `${op.operationId}: none of A's data in the answer`);
+    }
+  }
+  t.ok(calls >= 50, `${calls} operations swept`);
+  t.equal(await snapshotOf(A), before, "A's rows are exactly as they were");
+});
+
+t.test('every wrong token is 401, on a protected route of each method', async (t) => {
+  const key = new TextEncoder().encode(api.config.appKey);
+  const claims = decodeJwt(owner.token);
+  const expired = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(1).setExpirationTime(2).sign(key);
+  const [header, payload] = owner.token.split('.');
+  const tampered = `${header}.${payload}.${'A'.repeat(43)}`;
+  const loggedIn = await api.request('POST', '/api/login', { body: { email: owner.email, password: owner.password } });
+  const loggedOut = loggedIn.body.data.token as string;
+  t.equal((await api.request('POST', '/api/logout', { token: loggedOut })).status, 200);
+  const doomed = await api.newUser();
+  t.equal((await api.request('DELETE', '/api/v1/account', { token: doomed.token, body: { confirm_delete: true } })).status, 200);
+  const cases: Array<[string, string | undefined]> = [
+    ['none', undefined],
+    ['malformed', 'not-a-jwt'],
+    ['tampered signature', tampered],
+    ['expired', expired],
+    ['after logout', loggedOut],
+    ['after account deletion', doomed.token],
+  ];
+  for (const [label, token] of cases) {
+    for (const [method, url] of [
+      ['GET', '/api/v1/user'],
+      ['GET', `/api/v1/wallets/${wallet.id}`],
+      ['PUT', `/api/v1/groups/${group.id}`],
+      ['DELETE', `/api/v1/parties/${party.id}`],
+      ['POST', '/api/v1/transactions'],
+    ] as const) {
+      const res = await api.request(method, url, { token, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
+      t.equal(res.status, 401, `${label}: ${method} ${url}`);
+    }
+  }
+});
