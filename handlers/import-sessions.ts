@@ -15,8 +15,8 @@ import { created, done, ok } from '../server/envelope.js';
 import { conflict, invalidField, notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile } from '../server/multipart.js';
-import { checkConfirmRequest, confirmItem, type ItemOutcome } from './shared/import-confirm.js';
-import { toImportSession } from './views/import-session.js';
+import { afterConfirm, checkConfirmRequest, confirmItem, type ItemOutcome } from './shared/import-confirm.js';
+import { statementBalancesOf, toImportSession } from './views/import-session.js';
 
 const SESSION = 'Import session';
 
@@ -121,12 +121,16 @@ export const importSessionHandlers = {
     const timeZone = await userTimeZoneOrUtc(db, user.id);
     const results: ItemOutcome[] = await withBudgetAlerts(services, log, async (alert) => {
       const outcomes: ItemOutcome[] = [];
-      for (const item of body.accepted) outcomes.push(await confirmItem({ db, userId: user.id, session, request: body, timeZone, now: services.now(), alert }, item));
+      const balances = statementBalancesOf(session);
+      for (const item of body.accepted) outcomes.push(await confirmItem({ db, userId: user.id, session, balances, request: body, timeZone, now: services.now(), alert }, item));
       return outcomes;
     });
     const count = (status: ItemOutcome['status']) => results.filter((result) => result.status === status).length;
-    const [createdCount, alreadyCount, failedCount] = [count('created'), count('already_imported'), count('failed')];
-    if (createdCount > 0) await markSessionConfirmed(db, session.id, services.now());
+    const [createdCount, alreadyCount, skippedCount, failedCount] = [count('created'), count('already_imported'), count('skipped_duplicate'), count('failed')];
+    if (createdCount > 0) {
+      await markSessionConfirmed(db, session.id, services.now());
+      await afterConfirm(db, session, services.now());
+    }
     const message =
       failedCount === 0 ? 'All transactions imported successfully.' : createdCount === 0 ? 'Import failed. No transactions were created.' : 'Import completed with some errors.';
     return ok(
@@ -134,6 +138,7 @@ export const importSessionHandlers = {
         session: await presentSession(db, user.id, session.id),
         created_count: createdCount,
         already_imported_count: alreadyCount,
+        skipped_count: skippedCount,
         failed_count: failedCount,
         results,
         errors: results.filter((result) => result.status === 'failed').map((result) => `Failed to import suggestion at index ${result.index}: ${result.error}`),

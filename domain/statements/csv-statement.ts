@@ -10,13 +10,15 @@ import type { Decimal } from '../money.js';
 import { COLUMN_ROLES, emptyMapping, headerCurrency, headerKey, headerScore, ibanIn, looksLikeAccount, looksLikeAmount, mappingFromHeader, markerOut, type ColumnMapping } from './csv-columns.js';
 import { dateFormatLabel, inferDateFormat, inferDecimalSeparator, looksLikeDate, parseDateFormatLabel, readAmount, readDate, type DateFormat, type DecimalSeparator } from './csv-values.js';
 import { blankDraft, keptAmount, warn, type SuggestionDraft } from './suggestions.js';
-import type { DecodedText } from './text-encoding.js';
+import type { DecodedText, TextEncoding } from './text-encoding.js';
 
 /** How the file was read, as stored on the session and shown to the user. */
+export type CsvDelimiter = ',' | ';' | '\t' | '|';
+
 export interface CsvReading {
-  encoding: string;
+  encoding: TextEncoding;
   bom: boolean;
-  delimiter: string;
+  delimiter: CsvDelimiter;
   /** 1-based record number of the header row; null when the file has none. */
   header_row: number | null;
   columns: string[];
@@ -38,16 +40,16 @@ export interface CsvReadingOverride {
   decimal_separator?: DecimalSeparator | null;
 }
 
-const DELIMITERS = [',', ';', '\t', '|'];
+const DELIMITERS: CsvDelimiter[] = [',', ';', '\t', '|'];
 /** Records searched for the header row. */
 const HEADER_SEARCH = 60;
 
 const FILE_CURRENCIES = new Set(['EUR', 'USD', 'GBP', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'HUF', 'RON', 'CAD', 'AUD', 'NZD', 'JPY', 'BRL', 'MXN', 'ZAR', 'INR']);
 
 /** The delimiter whose count per line is the same on the most lines (quoted text ignored). */
-export function detectDelimiter(text: string): string {
+export function detectDelimiter(text: string): CsvDelimiter {
   const lines = text.slice(0, 65_536).split(/\r?\n/).slice(0, 200).map((line) => line.replace(/"[^"]*"/g, '')).filter((line) => line.trim() !== '');
-  let best = { delimiter: ',', lines: 0, count: 0 };
+  let best: { delimiter: CsvDelimiter; lines: number; count: number } = { delimiter: ',', lines: 0, count: 0 };
   for (const delimiter of DELIMITERS) {
     const counts = new Map<number, number>();
     for (const line of lines) {
@@ -130,7 +132,7 @@ function isProjectHeader(keys: string[]): boolean {
   return keys.includes('wallet') || (keys.includes('party') && keys.includes('type'));
 }
 
-function emptyReading(decoded: DecodedText, delimiter: string): CsvReading {
+function emptyReading(decoded: DecodedText, delimiter: CsvDelimiter): CsvReading {
   return { encoding: decoded.encoding, bom: decoded.bom, delimiter, header_row: null, columns: [], mapping: emptyMapping(), date_format: null, decimal_separator: '.', skipped_rows: 0, account: null, currency: null, header_signature: null };
 }
 

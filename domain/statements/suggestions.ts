@@ -120,7 +120,7 @@ export function draftsFromStatement(statement: Statement, source: 'camt' | 'ofx'
     if (line.date === null) warn(draft, 'The entry has no booking date that can be read.');
     draft.description = line.description;
     draft.party = line.counterparty;
-    draft.wallet = statement.account;
+    draft.wallet = line.account === undefined ? statement.account : line.account;
     draft.reference = line.reference;
     return draft;
   });
