@@ -206,6 +206,20 @@ export async function replaceSuggestions(trx: Transaction<Database>, session: Im
     .execute();
 }
 
+/** The session locked for a re-read; false when it is no longer ready or some suggestion is imported. */
+export async function lockUnconfirmedSession(trx: Transaction<Database>, sessionId: number): Promise<boolean> {
+  const session = await trx.selectFrom('import_sessions').select('status').where('id', '=', sessionId).forUpdate().executeTakeFirst();
+  if (session?.status !== 'ready') return false;
+  const imported = await trx.selectFrom('import_suggestions').select('id').where('import_session_id', '=', sessionId).where('status', '=', 'confirmed').limit(1).executeTakeFirst();
+  return imported === undefined;
+}
+
+/** The storage key of the session's kept upload. */
+export async function uploadPath(db: Kysely<Database>, userId: number, fileId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('files').select('path').where('id', '=', fileId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.path;
+}
+
 /** Merges keys into the session's metadata (a confirm's reconciliation). */
 export async function mergeSessionMetadata(db: Kysely<Database>, sessionId: number, details: JsonObject, now: Date): Promise<void> {
   await db

@@ -3963,6 +3963,9 @@ export interface components {
         };
         /** @description Which column (0-based position in `columns`) holds each value; null when none. A date column and either an amount column or a debit and/or credit column are needed. With a `marker` column, its cells (S/H, DR/CR, Af/Bij, D/C, +/-) give the amount's direction. */
         ImportColumnMapping: {
+            /** @description The own account (an IBAN) or a wallet name. */
+            wallet: number | null;
+            category: number | null;
             date: number | null;
             /** @description A signed amount (negative = money out). */
             amount: number | null;
@@ -4162,6 +4165,8 @@ export interface components {
                 party?: number | null;
                 currency?: number | null;
                 reference?: number | null;
+                wallet?: number | null;
+                category?: number | null;
             };
             /**
              * @description DD, MM and YY or YYYY in order with one separator (`.`, `/`, `-` or none).

@@ -70,14 +70,14 @@ t.test('analyse a CSV: the job matches names and flags duplicates; nothing reach
   t.match(first, {
     index: 0, type: 'expense', amount: 12.5, currency: 'USD', date: '2026-03-01', description: 'Lunch', source: 'csv', confidence: 1,
     wallet_name: 'Main Wallet', wallet_id: wallet, party_name: 'ACME Corp', party_id: partyId, category_id: categoryId, status: 'pending', transaction_id: null,
-    duplicate: { kind: 'exact', transaction_id: lunch.body.data.id, confidence: 1, transaction_amount: 12.5, transaction_date: '2026-03-01', transaction_type: 'expense' },
+    duplicate: { match_type: 'exact', transaction_id: lunch.body.data.id, confidence: 1, transaction_amount: 12.5, transaction_date: '2026-03-01', transaction_type: 'expense' },
   });
-  t.match(second, { date: '2026-03-03', wallet_id: wallet, duplicate: { kind: 'near', transaction_id: lunch.body.data.id, confidence: 0.8 } });
+  t.match(second, { date: '2026-03-03', wallet_id: wallet, duplicate: { match_type: 'near', transaction_id: lunch.body.data.id, confidence: 0.8 } });
   t.match(third, { type: 'income', amount: 1000, party_id: null, category_id: null, duplicate: null });
   t.match(fourth, { date: null, confidence: 0.3, duplicate: null });
   t.match(fourth.warnings, [/could not be read/]);
   t.equal(await transactionCount(), before, 'analysis writes no transaction');
-  t.equal((await uploads()).length, 0, 'the upload is deleted once analysis ends');
+  t.equal((await uploads()).length, 1, 'a CSV upload stays with its session (a mapping change reads it again)');
 });
 
 t.test('confirm creates the transactions through the money path; confirming again creates nothing', async (t) => {
@@ -250,7 +250,7 @@ t.test('OFX (SGML, .qfx) is analysed natively; duplicates within the window are 
   ]);
   await confirm({ session_id: session.id, accepted: [{ index: 0, wallet_id: wallet }] });
   const again = await analysed('export.ofx', OFX_SGML);
-  t.match(again.suggestions[0].duplicate, { kind: 'exact', transaction_amount: 23.4 }, 'the same statement twice: exact duplicate');
+  t.match(again.suggestions[0].duplicate, { match_type: 'exact', transaction_amount: 23.4 }, 'the same statement twice: exact duplicate');
 });
 
 t.test('the schedule picks up sessions whose nudge was lost; two workers analyse a session once', async (t) => {

@@ -3,10 +3,10 @@
 // punctuation, with a fallback that infers a column's role from its values. An IBAN,
 // account, balance or reference column is never taken for an amount.
 
-export type ColumnRole = 'date' | 'amount' | 'debit' | 'credit' | 'marker' | 'description' | 'party' | 'currency' | 'reference';
+export type ColumnRole = 'date' | 'amount' | 'debit' | 'credit' | 'marker' | 'description' | 'party' | 'currency' | 'reference' | 'wallet' | 'category';
 
 /** The roles the reader uses and the session shows, in the order a mapping lists them. */
-export const COLUMN_ROLES: readonly ColumnRole[] = ['date', 'amount', 'debit', 'credit', 'marker', 'description', 'party', 'currency', 'reference'];
+export const COLUMN_ROLES: readonly ColumnRole[] = ['date', 'amount', 'debit', 'credit', 'marker', 'description', 'party', 'currency', 'reference', 'wallet', 'category'];
 
 /** Columns that look numeric but are never money moved: accounts, balances, ids. */
 type IgnoredRole = 'account' | 'balance';
@@ -41,9 +41,13 @@ const HEADER_NAMES: Record<ColumnRole | IgnoredRole, string[]> = {
   ],
   currency: ['currency', 'waehrung', 'wahrung', 'devise', 'moneda', 'divisa', 'munt', 'moeda', 'curr', 'ccy'],
   reference: ['reference', 'referenz', 'kundenreferenz', 'mandatsreferenz', 'referencia', 'riferimento', 'referentie', 'transactionid', 'transaktionscode', 'fitid', 'id'],
+  // the statement's own account (its IBAN names the wallet) or the wallet's name
+  wallet: ['wallet', 'account', 'accountname', 'auftragskonto', 'ibanauftragskonto', 'rekening', 'konto'],
+  category: ['category', 'kategorie', 'categorie', 'categoria', 'rubrik', 'rubrique'],
+  // the counterparty's account: never an amount, never the wallet
   account: [
-    'iban', 'account', 'accountnumber', 'kontonummer', 'konto', 'auftragskonto', 'kontonummeriban', 'ibanauftragskonto', 'ibanzahlungsbeteiligter',
-    'tegenrekening', 'tegenrekeningibanbban', 'rekening', 'numerodecompte', 'compte', 'cuenta', 'conto', 'conta', 'bic', 'swift', 'blz', 'bankleitzahl',
+    'iban', 'accountnumber', 'kontonummer', 'kontonummeriban', 'ibanzahlungsbeteiligter',
+    'tegenrekening', 'tegenrekeningibanbban', 'numerodecompte', 'compte', 'cuenta', 'conto', 'conta', 'bic', 'swift', 'blz', 'bankleitzahl',
   ],
   balance: ['balance', 'saldo', 'kontostand', 'solde', 'saldonamutatie', 'runningbalance', 'saldoapos', 'saldodisponible'],
 };
@@ -88,7 +92,7 @@ export function headerRole(name: string): { role: ColumnRole | IgnoredRole; rank
 
 export type ColumnMapping = Record<ColumnRole, number | null>;
 
-export const emptyMapping = (): ColumnMapping => ({ date: null, amount: null, debit: null, credit: null, marker: null, description: null, party: null, currency: null, reference: null });
+export const emptyMapping = (): ColumnMapping => ({ date: null, amount: null, debit: null, credit: null, marker: null, description: null, party: null, currency: null, reference: null, wallet: null, category: null });
 
 /** The mapping a header row names, best-ranked column per role; null when it has no date or no amount column. */
 export function mappingFromHeader(header: string[]): ColumnMapping | null {

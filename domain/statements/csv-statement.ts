@@ -5,7 +5,7 @@
 // are, and without one the columns' roles are inferred from their values. A user's mapping
 // (given, or remembered for the same header signature) replaces the inferred one.
 import { parse } from 'csv-parse/sync';
-import { CsvReadError, MAX_IMPORT_ROWS } from '../import-rows.js';
+import { CsvReadError, MAX_IMPORT_ROWS, parseImportDate } from '../import-rows.js';
 import type { Decimal } from '../money.js';
 import { COLUMN_ROLES, emptyMapping, headerCurrency, headerKey, headerScore, ibanIn, looksLikeAccount, looksLikeAmount, mappingFromHeader, markerOut, type ColumnMapping } from './csv-columns.js';
 import { dateFormatLabel, inferDateFormat, inferDecimalSeparator, looksLikeDate, parseDateFormatLabel, readAmount, readDate, type DateFormat, type DecimalSeparator } from './csv-values.js';
@@ -103,7 +103,7 @@ export function readBankCsv(decoded: DecodedText, override: CsvReadingOverride =
   const preamble = headerIndex === null ? [] : records.slice(0, headerIndex);
   const moneyHeader = header && [mapping.amount, mapping.debit, mapping.credit].map((c) => (c === null ? null : headerCurrency(header[c] ?? ''))).find((code) => code);
   const fileCurrency = preambleCurrency(preamble) ?? moneyHeader ?? null;
-  const account = preamble.flat().map(ibanIn).find((iban) => iban !== null) ?? (header ? ownAccount(header, body) : null);
+  const account = preamble.flat().map(ibanIn).find((iban) => iban !== null) ?? null;
 
   const drafts: SuggestionDraft[] = [];
   for (const record of body) {
@@ -183,17 +183,6 @@ function applyMapping(inferred: ColumnMapping, given: Partial<ColumnMapping> | u
   return mapping;
 }
 
-/** Headers of the statement's own account (not the counterparty's). */
-const OWN_ACCOUNT_KEYS = ['auftragskonto', 'ibanauftragskonto', 'rekening', 'account', 'accountnumber'];
-
-/** The statement's own account from a column naming it, when every row has the same one. */
-function ownAccount(header: string[], body: string[][]): string | null {
-  const column = header.findIndex((name) => OWN_ACCOUNT_KEYS.includes(headerKey(name)));
-  if (column < 0) return null;
-  const values = new Set(body.map((row) => ibanIn(row[column] ?? '')).filter((iban) => iban !== null));
-  return values.size === 1 ? [...values][0] : null;
-}
-
 /** A currency the preamble states on its own ("Währung;EUR"), else null. */
 function preambleCurrency(preamble: string[][]): string | null {
   return preamble.flat().map((cell) => cell.trim().toUpperCase()).find((cell) => FILE_CURRENCIES.has(cell)) ?? null;
@@ -214,12 +203,13 @@ function rowDraft(record: string[], ctx: RowContext): SuggestionDraft | undefine
   const { mapping } = ctx;
   const cell = (column: number | null) => (column === null ? '' : (record[column] ?? '').trim());
   const rawDate = cell(mapping.date);
-  const date = ctx.dateFormat && rawDate ? readDate(rawDate, ctx.dateFormat) : null;
+  // a column whose dates share no one format (mixed by hand) is read value by value
+  const date = rawDate === '' ? null : ctx.dateFormat ? readDate(rawDate, ctx.dateFormat) : parseImportDate(rawDate);
   const signed = signedAmount(record, ctx);
   const wideEnough = ctx.width === null || record.length >= ctx.width - 1;
   // a row without a day is still a transaction when its date cell is empty or date-shaped (a
   // typo the user can fix), never when it holds text ("Solde au 31/03/2026": a trailer)
-  const dateShaped = rawDate === '' || looksLikeDate(rawDate);
+  const dateShaped = rawDate === '' || looksLikeDate(rawDate) || !ctx.dateFormat;
   if (date === null && !(wideEnough && dateShaped && signed.kind === 'read')) return undefined;
 
   const draft = blankDraft('csv');
@@ -235,7 +225,9 @@ function rowDraft(record: string[], ctx: RowContext): SuggestionDraft | undefine
   draft.party = cell(mapping.party) || null;
   draft.description = cell(mapping.description).replace(/\s+/g, ' ') || draft.party;
   draft.reference = cell(mapping.reference) || null;
-  draft.wallet = ctx.account;
+  const wallet = cell(mapping.wallet);
+  draft.wallet = (wallet && (ibanIn(wallet) ?? wallet)) || ctx.account;
+  draft.category = cell(mapping.category) || null;
   return draft;
 }
 
