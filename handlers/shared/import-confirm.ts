@@ -132,8 +132,9 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
   const datetime = importDayStart(date, ctx.timeZone);
   const description = item.description ?? suggestion.description;
 
-  // a bank statement's row was booked by the bank: refusing it below zero would lose it
-  const bookedElsewhere = STATEMENT_SOURCES.includes(suggestion.document_type ?? '');
+  // a bank statement's row was booked by the bank: refusing it below zero would lose it (an
+  // amount the user typed over is theirs, and keeps the guard)
+  const bookedElsewhere = STATEMENT_SOURCES.includes(suggestion.document_type ?? '') && item.amount == null;
   const transactionId = await createTransactionEntry(
     trx,
     userId,
