@@ -48,7 +48,9 @@ async function documentKind(file: UploadedFile, processorConfigured: boolean): P
     return { processor: 'document_processor', mime: sniffed!.mime, storedType: binary, extension: binary === 'pdf' ? 'pdf' : IMAGES[sniffed!.mime] };
   }
   const decoded = decodeStatementText(file.data);
-  if ((sniffed && sniffed.mime !== 'application/xml') || looksBinary(decoded.text)) throw invalidField('file', UNSUPPORTED);
+  // file-type takes some UTF-16 text for a binary format; the decoded text decides for UTF-16
+  const sniffedBinary = sniffed !== undefined && sniffed.mime !== 'application/xml' && !decoded.encoding.startsWith('utf-16');
+  if (sniffedBinary || looksBinary(decoded.text)) throw invalidField('file', UNSUPPORTED);
   const format = detectStatementFormat(decoded.text);
   if (format) {
     checkReadable(() => (format === 'camt' ? parseCamt053(decoded.text) : parseOfx(decoded.text)));
