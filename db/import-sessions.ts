@@ -6,7 +6,7 @@ import type { ExistingTransaction, MatchedDraft, UserRecords } from '../domain/s
 import { dayIn } from '../domain/stats-periods.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
 import { pageMeta, pageOffset, type PageMeta } from './feed.js';
-import type { Database, DuplicateMatch, ImportDocumentType, ImportSession, ImportSessionStatus, ImportSuggestion } from './schema.js';
+import type { Database, DuplicateMatch, ImportDocumentType, ImportSession, ImportSessionStatus, ImportSuggestion, JsonObject } from './schema.js';
 
 export type ImportSessionRow = ImportSession;
 export type ImportSuggestionRow = ImportSuggestion;
@@ -150,53 +150,83 @@ export async function failSession(db: Kysely<Database>, id: number, error: strin
     .execute();
 }
 
-/** Stores the suggestions and makes the session ready, if it is still being checked. */
-export async function finishSession(db: Kysely<Database>, session: ImportSessionRow, suggestions: Array<MatchedDraft & { duplicate: DuplicateMatch | null }>, now: Date): Promise<boolean> {
+export type CheckedSuggestion = MatchedDraft & { duplicate: DuplicateMatch | null };
+
+/** Stores the suggestions and makes the session ready, if it is still being checked; `details` join its metadata (how the file was read). */
+export async function finishSession(db: Kysely<Database>, session: ImportSessionRow, suggestions: CheckedSuggestion[], now: Date, details: JsonObject = {}): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom('import_sessions').select('status').where('id', '=', session.id).forUpdate().executeTakeFirst();
     if (current?.status !== 'checking') return false; // deleted, or finished by another worker
-    await trx.deleteFrom('import_suggestions').where('import_session_id', '=', session.id).execute();
-    for (let start = 0; start < suggestions.length; start += 500) {
-      await trx
-        .insertInto('import_suggestions')
-        .values(
-          suggestions.slice(start, start + 500).map((s, offset) => ({
-            user_id: session.user_id,
-            import_session_id: session.id,
-            suggestion_index: start + offset,
-            amount: s.amount,
-            currency: s.currency,
-            type: s.type,
-            party: s.party,
-            wallet: s.wallet,
-            category: s.category,
-            description: s.description,
-            date: s.date,
-            confidence: String(s.confidence),
-            document_type: s.source,
-            fee: s.fee,
-            tax: s.tax,
-            account: s.account,
-            reference: s.reference,
-            duplicate: s.duplicate === null ? null : JSON.stringify(s.duplicate),
-            wallet_id: s.walletId,
-            party_id: s.partyId,
-            category_id: s.categoryId,
-            warnings: JSON.stringify(s.warnings),
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .execute();
-    }
-    const duplicates = suggestions.filter((s) => s.duplicate !== null).length;
-    await trx
-      .updateTable('import_sessions')
-      .set({ status: 'ready', error: null, metadata: JSON.stringify({ total_suggestions: suggestions.length, duplicates_found: duplicates }), updated_at: now })
-      .where('id', '=', session.id)
-      .execute();
+    await replaceSuggestions(trx, session, suggestions, now, details);
     return true;
   });
+}
+
+/** The session's suggestions replaced by these, the session ready with its metadata (inside the caller's transaction). */
+export async function replaceSuggestions(trx: Transaction<Database>, session: ImportSessionRow, suggestions: CheckedSuggestion[], now: Date, details: JsonObject): Promise<void> {
+  await trx.deleteFrom('import_suggestions').where('import_session_id', '=', session.id).execute();
+  for (let start = 0; start < suggestions.length; start += 500) {
+    await trx
+      .insertInto('import_suggestions')
+      .values(
+        suggestions.slice(start, start + 500).map((s, offset) => ({
+          user_id: session.user_id,
+          import_session_id: session.id,
+          suggestion_index: start + offset,
+          amount: s.amount,
+          currency: s.currency,
+          type: s.type,
+          party: s.party,
+          wallet: s.wallet,
+          category: s.category,
+          description: s.description,
+          date: s.date,
+          confidence: String(s.confidence),
+          document_type: s.source,
+          fee: s.fee,
+          tax: s.tax,
+          account: s.account,
+          reference: s.reference,
+          duplicate: s.duplicate === null ? null : JSON.stringify(s.duplicate),
+          wallet_id: s.walletId,
+          party_id: s.partyId,
+          category_id: s.categoryId,
+          warnings: JSON.stringify(s.warnings),
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+  }
+  const duplicates = suggestions.filter((s) => s.duplicate !== null).length;
+  await trx
+    .updateTable('import_sessions')
+    .set({ status: 'ready', error: null, metadata: JSON.stringify({ ...details, total_suggestions: suggestions.length, duplicates_found: duplicates }), updated_at: now })
+    .where('id', '=', session.id)
+    .execute();
+}
+
+/** The session locked for a re-read; false when it is no longer ready or some suggestion is imported. */
+export async function lockUnconfirmedSession(trx: Transaction<Database>, sessionId: number): Promise<boolean> {
+  const session = await trx.selectFrom('import_sessions').select('status').where('id', '=', sessionId).forUpdate().executeTakeFirst();
+  if (session?.status !== 'ready') return false;
+  const imported = await trx.selectFrom('import_suggestions').select('id').where('import_session_id', '=', sessionId).where('status', '=', 'confirmed').limit(1).executeTakeFirst();
+  return imported === undefined;
+}
+
+/** The storage key of the session's kept upload. */
+export async function uploadPath(db: Kysely<Database>, userId: number, fileId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('files').select('path').where('id', '=', fileId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.path;
+}
+
+/** Merges keys into the session's metadata (a confirm's reconciliation). */
+export async function mergeSessionMetadata(db: Kysely<Database>, sessionId: number, details: JsonObject, now: Date): Promise<void> {
+  await db
+    .updateTable('import_sessions')
+    .set({ metadata: sql`coalesce(metadata, '{}'::jsonb) || ${JSON.stringify(details)}::jsonb`, updated_at: now })
+    .where('id', '=', sessionId)
+    .execute();
 }
 
 /** The user's live wallets, parties and categories, for matching names. */

@@ -3,7 +3,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { lockCategoryNames } from './category-names.js';
 import { parseClientId } from '../domain/client-id.js';
-import type { Database } from './schema.js';
+import type { Database, WalletType } from './schema.js';
 import { settingOf } from './settings.js';
 import { uniqueSlug } from './slugs.js';
 
@@ -40,18 +40,41 @@ export async function findOrCreateNamedWallet(
   currency: string | null,
   createIn: string,
   now: Date,
+  opening?: WalletOpening,
 ): Promise<NamedWallet> {
   const found = await findWalletByName(trx, userId, name, currency);
   if (found) return found;
   await lockCategoryNames(trx, userId);
-  return (await findWalletByName(trx, userId, name, currency)) ?? createNamedWallet(trx, userId, name, createIn, now);
+  return (await findWalletByName(trx, userId, name, currency)) ?? createNamedWallet(trx, userId, name, createIn, now, opening);
 }
 
-/** A new cash wallet with a zero balance (an import never invents an opening balance). */
-export async function createNamedWallet(trx: Transaction<Database>, userId: number, name: string, currency: string, now: Date): Promise<NamedWallet> {
+/** What a bank statement says about the account a new wallet stands for. */
+export interface WalletOpening {
+  type: WalletType;
+  /** The statement's balance before its first entry. */
+  balance: string;
+}
+
+/**
+ * A new wallet: a cash wallet with a zero balance (a CSV row never invents an opening
+ * balance), or the statement's account type and opening balance when a statement states them.
+ */
+export async function createNamedWallet(trx: Transaction<Database>, userId: number, name: string, currency: string, now: Date, opening?: WalletOpening): Promise<NamedWallet> {
+  const balance = opening?.balance ?? '0';
   return trx
     .insertInto('wallets')
-    .values({ user_id: userId, name, slug: await uniqueSlug(trx, 'wallets', userId, name), type: 'cash', currency, created_at: now, updated_at: now, last_synced_at: now })
+    .values({
+      user_id: userId,
+      name,
+      slug: await uniqueSlug(trx, 'wallets', userId, name),
+      type: opening?.type ?? 'cash',
+      currency,
+      opening_balance: balance,
+      balance,
+      created_at: now,
+      updated_at: now,
+      last_synced_at: now,
+    })
     .returning(['id', 'name', 'currency'])
     .executeTakeFirstOrThrow();
 }

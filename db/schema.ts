@@ -538,6 +538,14 @@ export interface ImportSessionsTable extends Timestamps {
   confirmed_at: NullableTimestamp;
 }
 
+/** The column mapping a user last confirmed for a CSV header signature (migration 014). */
+export interface ImportColumnMappingsTable extends Timestamps {
+  id: Id;
+  user_id: number;
+  header_signature: string;
+  mapping: Json<JsonObject>;
+}
+
 export interface ImportSuggestionsTable extends Timestamps {
   id: Id;
   user_id: number;
@@ -716,6 +724,7 @@ export interface Database {
   failed_imports: FailedImportsTable;
   import_sessions: ImportSessionsTable;
   import_suggestions: ImportSuggestionsTable;
+  import_column_mappings: ImportColumnMappingsTable;
 
   chat_sessions: ChatSessionsTable;
   chat_messages: ChatMessagesTable;

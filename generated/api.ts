@@ -1710,7 +1710,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a document for analysis
-         * @description Stores the document and creates an import session (`status` `analyzing`, no suggestions yet); a background job extracts the transactions, matches them to the caller's wallets, parties and categories, flags duplicates and sets `ready` (or `failed` with `error`). Poll `GET /v1/import/sessions/{id}`, review the suggestions, then `POST /v1/import/confirm`. Nothing is written to the ledger before confirm. The stored upload is deleted once analysis ends. Message: "Document uploaded. Analysis in progress.".
+         * @description Stores the document and creates an import session (`status` `analyzing`, no suggestions yet); a background job extracts the transactions, matches them to the caller's wallets, parties and categories, flags duplicates and sets `ready` (or `failed` with `error`). Poll `GET /v1/import/sessions/{id}`, review the suggestions, then `POST /v1/import/confirm`. Nothing is written to the ledger before confirm. CSV files are read as banks export them (encoding, delimiter, preamble and header found, column roles in several languages; see `csv_reading`); the upload of a CSV session is kept with the session so its mapping can be corrected, other uploads are deleted once analysis ends. Message: "Document uploaded. Analysis in progress.".
          */
         post: operations["analyzeImport"];
         delete?: never;
@@ -1730,7 +1730,7 @@ export interface paths {
         put?: never;
         /**
          * Create transactions from reviewed suggestions
-         * @description Imports the accepted suggestions of a `ready` or `confirmed` session, each in its own database transaction, with the overrides given. Idempotent per session and suggestion index: a suggestion already imported is answered `already_imported` with its transaction and never creates a second one. Partial failure is not an error: the answer is 200 with one result per accepted item and the counts; message "All transactions imported successfully.", "Import completed with some errors." or, when nothing was created, "Import failed. No transactions were created." (the session then stays `ready` and can be retried). The session becomes `confirmed` once a transaction was created from it.
+         * @description Imports the accepted suggestions of a `ready` or `confirmed` session, each in its own database transaction, with the overrides given. Idempotent per session and suggestion index: a suggestion already imported is answered `already_imported` with its transaction and never creates a second one. Partial failure is not an error: the answer is 200 with one result per accepted item and the counts; message "All transactions imported successfully.", "Import completed with some errors." or, when nothing was created, "Import failed. No transactions were created." (the session then stays `ready` and can be retried). The session becomes `confirmed` once a transaction was created from it. A suggestion flagged as a `duplicate` is skipped (`skipped_duplicate`) unless its item says `accept_duplicate`. Rows of a bank statement (CSV, OFX, CAMT) are booked even when they take the wallet below zero: the bank already booked them. A wallet auto-created for a statement's account starts with the statement's opening balance (a credit-card wallet for a card statement); after the confirm `statement_balances` says whether the wallet agrees with the closing balance.
          */
         post: operations["confirmImport"];
         delete?: never;
@@ -1781,6 +1781,29 @@ export interface paths {
          * @description Deletes the session and its suggestions (a running analysis stops and its upload is removed). Transactions already created from it stay. Message "Import session deleted.".
          */
         delete: operations["deleteImportSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/import/sessions/{id}/mapping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Correct how a CSV session's file is read
+         * @description Changes the column mapping, date format or decimal separator of a `ready` CSV session (`csv_reading` not null) and reads the file's rows again with it: the suggestions are replaced (matched and checked for duplicates anew) and the session is answered. When the session is confirmed, its mapping is remembered for the caller's next file with the same header. Message "Column mapping updated.".
+         */
+        put: operations["updateImportMapping"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3814,10 +3837,11 @@ export interface components {
         FailedImportFix: {
             /** @description The failed row's id; it must belong to the import in the path. */
             id: number;
-            amount: components["schemas"]["Money"];
+            /** @description A number or a numeric string as the failed list returns it ("12.50"). An amount that is not above 0 or not a number fails that row (`reason`), not the request. */
+            amount: number | string;
             /** @enum {string} */
             type: "income" | "expense" | "transfer";
-            /** Format: date */
+            /** @description YYYY-MM-DD (or a form the import reads); an unreadable date fails that row (`reason`), not the request. */
             date: string;
             currency?: string | null;
             party?: string | null;
@@ -3878,8 +3902,11 @@ export interface components {
         ImportSessionStatus: "analyzing" | "extracting" | "enriching" | "checking" | "ready" | "confirmed" | "failed";
         /** @description An existing transaction of the caller that the suggestion probably repeats. `exact`: same amount, same date and the same description (case and spacing ignored, small differences tolerated). `near`: same wallet, same amount and a date within 3 days. Null when the suggestion matches no transaction. */
         ImportDuplicate: {
-            /** @enum {string} */
-            kind: "exact" | "near";
+            /**
+             * @description The rule that matched (the reference's name for it).
+             * @enum {string}
+             */
+            match_type: "exact" | "near";
             transaction_id: number;
             /** @description 1.0 for `exact`, 0.8 for `near`. */
             confidence: number;
@@ -3939,6 +3966,69 @@ export interface components {
             /** @description Why the last confirm of this suggestion failed. */
             error: string | null;
         };
+        /** @description Which column (0-based position in `columns`) holds each value; null when none. A date column and either an amount column or a debit and/or credit column are needed. With a `marker` column, its cells (S/H, DR/CR, Af/Bij, D/C, +/-) give the amount's direction. */
+        ImportColumnMapping: {
+            /** @description The own account (an IBAN) or a wallet name. */
+            wallet: number | null;
+            category: number | null;
+            date: number | null;
+            /** @description A signed amount (negative = money out). */
+            amount: number | null;
+            /** @description Money out, in its own column. */
+            debit: number | null;
+            /** @description Money in, in its own column. */
+            credit: number | null;
+            marker: number | null;
+            description: number | null;
+            party: number | null;
+            currency: number | null;
+            reference: number | null;
+        };
+        /** @description How a bank's CSV export was read (null for other files and for files in this service's own export layout). Lines before the header (account, period, balances) and after the rows are never suggestions; they are counted in `skipped_rows`. Change it with `PUT /v1/import/sessions/{id}/mapping`; the mapping of a confirmed session is used for the next file with the same header. */
+        ImportCsvReading: {
+            /** @enum {string} */
+            encoding: "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";
+            bom: boolean;
+            /** @enum {string} */
+            delimiter: "," | ";" | "\t" | "|";
+            /** @description The header's position among the file's non-empty lines; null when the file has no header (roles inferred from values). */
+            header_row: number | null;
+            columns: string[];
+            mapping: components["schemas"]["ImportColumnMapping"];
+            /**
+             * @description The date column's format, inferred from all its values.
+             * @example DD.MM.YY
+             */
+            date_format: string | null;
+            /** @enum {string} */
+            decimal_separator: "." | ",";
+            skipped_rows: number;
+            /** @description The statement's own account (an IBAN in the preamble or an own-account column); the suggestions' wallet name. */
+            account: string | null;
+            /** @description The file's currency when it states one (preamble or amount header); rows with a currency column use theirs. */
+            currency: string | null;
+            header_signature: string | null;
+        } | null;
+        ImportStatementBalance: {
+            account: string | null;
+            currency: string | null;
+            /**
+             * @description A credit-card statement (OFX CCSTMTRS) makes an auto-created wallet a credit card.
+             * @enum {string}
+             */
+            kind: "bank" | "credit_card";
+            /** @description The balance before the statement's first entry; a wallet the confirm creates for the account starts with it. */
+            opening_balance: number | null;
+            closing_balance: number | null;
+            /** Format: date */
+            closing_date: string | null;
+            /** @description After a confirm, the wallet of the account's suggestions. */
+            wallet_id: number | null;
+            /** @description That wallet's balance after the last confirm. */
+            wallet_balance: number | null;
+            /** @description wallet_balance − closing_balance after the last confirm; not 0 means the wallet and the statement disagree. */
+            difference: number | null;
+        };
         /** @description An analysed document and its suggestions. Poll `GET /v1/import/sessions/{id}` until `status` is `ready` or `failed`. Not a synced record. */
         ImportSession: {
             id: number;
@@ -3971,6 +4061,9 @@ export interface components {
             error: string | null;
             /** @description In `index` order; empty until `ready`. */
             suggestions: components["schemas"]["ImportSuggestion"][];
+            csv_reading: components["schemas"]["ImportCsvReading"];
+            /** @description For OFX/QFX and CAMT.053 files, one entry per account of the statement (empty otherwise): the balances the statement states, the kind of account, and after a confirm whether the wallet's balance agrees with the statement's closing balance. */
+            statement_balances: components["schemas"]["ImportStatementBalance"][];
             /**
              * Format: date-time
              * @description When a confirm first created a transaction from this session.
@@ -3997,6 +4090,11 @@ export interface components {
             description?: string | null;
             /** Format: date */
             date?: string | null;
+            /**
+             * @description Import the suggestion even though it is flagged as a `duplicate`; without it a flagged suggestion is answered `skipped_duplicate` and nothing is written.
+             * @default false
+             */
+            accept_duplicate: boolean;
             /** @description When above 0, a second expense "Transaction fee" of this amount is created in the same wallet on the same date, with the party "Charges" (found or created). */
             fee?: number | null;
         };
@@ -4025,10 +4123,10 @@ export interface components {
         ImportConfirmItemOutcome: {
             index: number;
             /**
-             * @description `created`: the transaction was created now; `already_imported`: an earlier confirm created it (nothing new is written, `transaction_id` is that transaction); `failed`: nothing was written for this suggestion (`error`).
+             * @description `created`: the transaction was created now; `already_imported`: an earlier confirm created it (nothing new is written, `transaction_id` is that transaction); `skipped_duplicate`: the suggestion repeats an existing transaction (`transaction_id`) and was not accepted with `accept_duplicate`; `failed`: nothing was written for this suggestion (`error`).
              * @enum {string}
              */
-            status: "created" | "already_imported" | "failed";
+            status: "created" | "already_imported" | "skipped_duplicate" | "failed";
             transaction_id: number | null;
             fee_transaction_id: number | null;
             /** @description The wallet used (given, matched or auto-created). */
@@ -4041,6 +4139,8 @@ export interface components {
         ImportConfirmOutcome: {
             session: components["schemas"]["ImportSession"];
             created_count: number;
+            /** @description Flagged duplicates left out. */
+            skipped_count: number;
             already_imported_count: number;
             failed_count: number;
             /** @description One entry per accepted item, in request order. */
@@ -4056,6 +4156,30 @@ export interface components {
                 /** @description The caller's sessions, newest first (id descending), suggestions included. */
                 data: components["schemas"]["ImportSession"][];
             };
+        };
+        /** @description Corrections of a CSV session's reading; what is not given stays as read. */
+        ImportMappingChange: {
+            /** @description Column positions per role (null removes the role); roles not given stay. */
+            mapping?: {
+                date?: number | null;
+                amount?: number | null;
+                debit?: number | null;
+                credit?: number | null;
+                marker?: number | null;
+                description?: number | null;
+                party?: number | null;
+                currency?: number | null;
+                reference?: number | null;
+                wallet?: number | null;
+                category?: number | null;
+            };
+            /**
+             * @description DD, MM and YY or YYYY in order with one separator (`.`, `/`, `-` or none).
+             * @example MM/DD/YYYY
+             */
+            date_format?: string | null;
+            /** @enum {string|null} */
+            decimal_separator?: "." | "," | null;
         };
         /** @description A conversation with the assistant. Not a synced record. */
         ChatSession: {
@@ -7863,7 +7987,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid input (errors by field): `file` missing or of an unsupported type, an unknown `document_type`, or a PDF/image while no document processor is configured ("PDF and image files cannot be analysed: no document processor is configured on this server.", on `file`). */
+            /** @description Invalid input (errors by field), no session created: `file` missing, empty, binary under a text name, a text file that is not a statement (no rows with a date and an amount), truncated or malformed XML/OFX, an unknown `document_type`, or a PDF/image while no document processor is configured ("PDF and image files cannot be analysed: no document processor is configured on this server.", on `file`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8000,6 +8124,56 @@ export interface operations {
             200: components["responses"]["Deleted"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateImportMapping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportMappingChange"];
+            };
+        };
+        responses: {
+            /** @description The session read again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSessionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The session is not a bank CSV that can be read again: not `ready`, not a CSV with a reading, or some of its suggestions are already imported. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The mapping cannot read the file (errors on `mapping`, e.g. no date column), a column beyond the file's columns, or an unknown `date_format`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             default: components["responses"]["Error"];
         };
     };

@@ -89,6 +89,7 @@ export type OperationId =
   | 'listFailedImports'
   | 'listImports'
   | 'listImportSessions'
+  | 'updateImportMapping'
   | 'getServerInfo'
   | 'getServerInfoV1'
   | 'listIntegrations'
@@ -231,6 +232,7 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'listFailedImports',method: 'GET',path: '/v1/imports/{id}/failed',route: '/api/v1/imports/:id/failed',tag: 'Import',public: false,bodyTypes: []},
   {operationId: 'listImports',method: 'GET',path: '/v1/imports',route: '/api/v1/imports',tag: 'Import',public: false,bodyTypes: []},
   {operationId: 'listImportSessions',method: 'GET',path: '/v1/import/sessions',route: '/api/v1/import/sessions',tag: 'Import',public: false,bodyTypes: []},
+  {operationId: 'updateImportMapping',method: 'PUT',path: '/v1/import/sessions/{id}/mapping',route: '/api/v1/import/sessions/:id/mapping',tag: 'Import',public: false,bodyTypes: ['application/json']},
   {operationId: 'getServerInfo',method: 'GET',path: '/info',route: '/api/info',tag: 'Info',public: true,bodyTypes: []},
   {operationId: 'getServerInfoV1',method: 'GET',path: '/v1/info',route: '/api/v1/info',tag: 'Info',public: true,bodyTypes: []},
   {operationId: 'listIntegrations',method: 'GET',path: '/v1/integrations',route: '/api/v1/integrations',tag: 'Integration',public: false,bodyTypes: []},

@@ -6,17 +6,24 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
-import { deleteSession, findSession, insertSession, markSessionConfirmed, sessionPage, suggestionsOf, type ImportProcessor } from '../db/import-sessions.js';
+import { deleteSession, findSession, insertSession, lockUnconfirmedSession, markSessionConfirmed, replaceSuggestions, sessionPage, suggestionsOf, uploadPath, type ImportProcessor } from '../db/import-sessions.js';
 import type { Database, FileType } from '../db/schema.js';
-import { detectStatementFormat } from '../domain/statements/statement-line.js';
+import { CsvReadError } from '../domain/import-rows.js';
+import { parseCamt053 } from '../domain/statements/camt053.js';
+import { readBankCsv } from '../domain/statements/csv-statement.js';
+import { parseDateFormatLabel } from '../domain/statements/csv-values.js';
+import { parseOfx } from '../domain/statements/ofx.js';
+import { detectStatementFormat, StatementError } from '../domain/statements/statement-line.js';
+import { decodeStatementText, looksBinary, type DecodedText } from '../domain/statements/text-encoding.js';
 import { ANALYZE_IMPORT_JOB } from '../jobs/analyze-import.js';
 import { documentProcessorConfigured } from '../server/document-processor.js';
 import { created, done, ok } from '../server/envelope.js';
-import { conflict, invalidField, notFound } from '../server/errors.js';
+import { conflict, invalidField, notFound, validationFailed, type FieldErrors } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile } from '../server/multipart.js';
-import { checkConfirmRequest, confirmItem, type ItemOutcome } from './shared/import-confirm.js';
-import { toImportSession } from './views/import-session.js';
+import { afterConfirm, checkConfirmRequest, confirmItem, type ItemOutcome } from './shared/import-confirm.js';
+import { checkedSuggestions, readCsvUpload } from './shared/import-analysis.js';
+import { csvReadingOf, statementBalancesOf, toImportSession } from './views/import-session.js';
 
 const SESSION = 'Import session';
 
@@ -40,15 +47,44 @@ async function documentKind(file: UploadedFile, processorConfigured: boolean): P
     if (!processorConfigured) throw invalidField('file', NO_PROCESSOR);
     return { processor: 'document_processor', mime: sniffed!.mime, storedType: binary, extension: binary === 'pdf' ? 'pdf' : IMAGES[sniffed!.mime] };
   }
-  if ((sniffed && sniffed.mime !== 'application/xml') || file.data.includes(0)) throw invalidField('file', UNSUPPORTED);
-  const text = file.data.toString('utf8');
-  const format = detectStatementFormat(text);
-  if (format === 'camt') return { processor: 'camt', mime: 'application/xml', storedType: 'document', extension: 'xml' };
-  if (format === 'ofx') return { processor: 'ofx', mime: 'application/x-ofx', storedType: 'document', extension: 'ofx' };
-  if (text.replace(/^\uFEFF/, '').trimStart().startsWith('<')) throw invalidField('file', 'The XML file is not a CAMT.053 bank statement.');
+  const decoded = decodeStatementText(file.data);
+  // file-type takes some UTF-16 text for a binary format; the decoded text decides for UTF-16
+  const sniffedBinary = sniffed !== undefined && sniffed.mime !== 'application/xml' && !decoded.encoding.startsWith('utf-16');
+  if (sniffedBinary || looksBinary(decoded.text)) throw invalidField('file', UNSUPPORTED);
+  const format = detectStatementFormat(decoded.text);
+  if (format) {
+    checkReadable(() => (format === 'camt' ? parseCamt053(decoded.text) : parseOfx(decoded.text)));
+    return format === 'camt'
+      ? { processor: 'camt', mime: 'application/xml', storedType: 'document', extension: 'xml' }
+      : { processor: 'ofx', mime: 'application/x-ofx', storedType: 'document', extension: 'ofx' };
+  }
+  if (decoded.text.trimStart().startsWith('<')) throw invalidField('file', 'The XML file is not a CAMT.053 bank statement.');
   const extension = extensionOf(file.filename);
-  if (['csv', 'txt'].includes(extension) || file.declaredType === 'text/csv') return { processor: 'csv', mime: 'text/csv', storedType: 'document', extension: 'csv' };
+  if (['csv', 'txt'].includes(extension) || file.declaredType === 'text/csv') {
+    checkReadable(() => checkCsvHead(decoded));
+    return { processor: 'csv', mime: 'text/csv', storedType: 'document', extension: 'csv' };
+  }
   throw invalidField('file', UNSUPPORTED);
+}
+
+/** A document the readers refuse is answered at once (422 on `file`), before a session exists. */
+function checkReadable(read: () => unknown): void {
+  try {
+    read();
+  } catch (error) {
+    if (error instanceof StatementError || error instanceof CsvReadError) throw invalidField('file', error.message);
+    throw error;
+  }
+}
+
+/** The bytes read for the upload check: enough for any preamble, header and first rows. */
+const CSV_HEAD = 256 * 1024;
+
+/** The head of a CSV file must hold transaction rows (a plain-text note holds none). */
+function checkCsvHead(decoded: DecodedText): void {
+  const text = decoded.text.length > CSV_HEAD ? decoded.text.slice(0, decoded.text.lastIndexOf('\n', CSV_HEAD) + 1 || CSV_HEAD) : decoded.text;
+  const read = readBankCsv({ ...decoded, text });
+  if (read && read.drafts.length === 0) throw new CsvReadError('The file holds no rows with a date and an amount.');
 }
 
 const extensionOf = (fileName: string) => path.extname(fileName).slice(1).toLowerCase();
@@ -121,12 +157,16 @@ export const importSessionHandlers = {
     const timeZone = await userTimeZoneOrUtc(db, user.id);
     const results: ItemOutcome[] = await withBudgetAlerts(services, log, async (alert) => {
       const outcomes: ItemOutcome[] = [];
-      for (const item of body.accepted) outcomes.push(await confirmItem({ db, userId: user.id, session, request: body, timeZone, now: services.now(), alert }, item));
+      const balances = statementBalancesOf(session);
+      for (const item of body.accepted) outcomes.push(await confirmItem({ db, userId: user.id, session, balances, request: body, timeZone, now: services.now(), alert }, item));
       return outcomes;
     });
     const count = (status: ItemOutcome['status']) => results.filter((result) => result.status === status).length;
-    const [createdCount, alreadyCount, failedCount] = [count('created'), count('already_imported'), count('failed')];
-    if (createdCount > 0) await markSessionConfirmed(db, session.id, services.now());
+    const [createdCount, alreadyCount, skippedCount, failedCount] = [count('created'), count('already_imported'), count('skipped_duplicate'), count('failed')];
+    if (createdCount > 0) {
+      await markSessionConfirmed(db, session.id, services.now());
+      await afterConfirm(db, session, services.now());
+    }
     const message =
       failedCount === 0 ? 'All transactions imported successfully.' : createdCount === 0 ? 'Import failed. No transactions were created.' : 'Import completed with some errors.';
     return ok(
@@ -134,6 +174,7 @@ export const importSessionHandlers = {
         session: await presentSession(db, user.id, session.id),
         created_count: createdCount,
         already_imported_count: alreadyCount,
+        skipped_count: skippedCount,
         failed_count: failedCount,
         results,
         errors: results.filter((result) => result.status === 'failed').map((result) => `Failed to import suggestion at index ${result.index}: ${result.error}`),
@@ -141,4 +182,39 @@ export const importSessionHandlers = {
       message,
     );
   },
+
+  updateImportMapping: async ({ db, user, params, body, services }: HandlerContext<'updateImportMapping'>) => {
+    const session = await findSession(db, user.id, params.id);
+    if (!session) throw notFound(SESSION);
+    const reading = csvReadingOf(session);
+    if (session.status !== 'ready' || !reading || session.file_id === null) throw conflict('Only a ready bank CSV session can be read again.');
+    checkMappingChange(body, reading.columns.length);
+    const path = await uploadPath(db, user.id, session.file_id);
+    if (!path) throw conflict('The file of this session is no longer stored.');
+    const override = { mapping: { ...reading.mapping, ...body.mapping }, date_format: body.date_format ?? null, decimal_separator: body.decimal_separator ?? null };
+    let read;
+    try {
+      read = await readCsvUpload(db, user.id, await services.storage.get(path), override);
+    } catch (error) {
+      if (error instanceof CsvReadError) throw invalidField('mapping', error.message);
+      throw error;
+    }
+    if (read.drafts.length === 0) throw invalidField('mapping', 'No rows could be read with this mapping.');
+    const checked = await checkedSuggestions(db, user.id, read.drafts);
+    await db.transaction().execute(async (trx) => {
+      if (!(await lockUnconfirmedSession(trx, session.id))) throw conflict('Some suggestions of this session are already imported: its file cannot be read again.');
+      await replaceSuggestions(trx, session, checked, services.now(), read.details);
+    });
+    return ok(await presentSession(db, user.id, session.id), 'Column mapping updated.');
+  },
 } satisfies Partial<Handlers>;
+
+/** Columns beyond the file's and unknown date formats (422, nothing changed). */
+function checkMappingChange(body: HandlerContext<'updateImportMapping'>['body'], width: number): void {
+  const errors: FieldErrors = {};
+  for (const [role, column] of Object.entries(body.mapping ?? {})) {
+    if (typeof column === 'number' && column >= width) errors[`mapping.${role}`] = [`The file has ${width} columns (0 to ${width - 1}).`];
+  }
+  if (body.date_format && !parseDateFormatLabel(body.date_format)) errors.date_format = ['The date format must be DD, MM and YY or YYYY in some order with one separator, e.g. DD.MM.YYYY.'];
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}

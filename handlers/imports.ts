@@ -15,7 +15,7 @@ import { created, ok } from '../server/envelope.js';
 import { HttpError, invalidField, validationFailed, type FieldErrors } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile } from '../server/multipart.js';
-import { importEntry, importTimeZone, importTransfer, rejectionReason, RowRejected, UNEXPECTED_FAILURE, type ImportWriteContext } from './shared/import-entries.js';
+import { amountOf, dateOf, importEntry, importTimeZone, importTransfer, rejectionReason, RowRejected, UNEXPECTED_FAILURE, type ImportWriteContext } from './shared/import-entries.js';
 import { feedOptions } from './shared/records.js';
 import { toFailedImport, toFileImport, type FileImportRow } from './views/import.js';
 
@@ -140,7 +140,8 @@ function checkFixes(items: FixItem[]): void {
       if (seen.has(id)) (errors[`${i}.${id === item.id ? 'id' : 'pair_id'}`] ??= []).push('This failed row is listed more than once.');
       seen.add(id);
     }
-    if (hasTooManyDecimals(item.amount)) errors[`${i}.amount`] = ['The amount may have at most 4 decimals.'];
+    // a numeric string is read with the row (and fails that row when unreadable)
+    if (typeof item.amount === 'number' && hasTooManyDecimals(item.amount)) errors[`${i}.amount`] = ['The amount may have at most 4 decimals.'];
     if (item.to_amount !== null && item.to_amount !== undefined && hasTooManyDecimals(item.to_amount)) {
       errors[`${i}.to_amount`] = ['The to amount may have at most 4 decimals.'];
     }
@@ -162,8 +163,9 @@ async function fixRow(ctx: HandlerContext<'fixFailedImports'>, importId: number,
         const pair = rows.find((r) => r.id === item.pair_id);
         if (!pair || pair.file_import_id !== importId || pair.resolved_at !== null) throw new RowRejected('The pair row is not a failed row of this import.');
       }
-      const amount = moneyFromInput(item.amount);
-      const values = { amount, date: item.date, currency: item.currency ?? null, wallet: item.wallet ?? null };
+      // the row as the failed list shows it: amounts may be numeric strings, dates as written
+      const amount = moneyFromInput(amountOf(String(item.amount)).amount);
+      const values = { amount, date: dateOf(item.date), currency: item.currency ?? null, wallet: item.wallet ?? null };
       if (item.type === 'transfer') {
         const made = await importTransfer(
           trx,

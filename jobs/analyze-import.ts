@@ -10,12 +10,12 @@
 // one session together and a session deleted meanwhile is simply dropped. The upload is
 // deleted once analysis ends, whatever the outcome.
 import { CsvReadError } from '../domain/import-rows.js';
-import { duplicateWindow, findDuplicate, matchRecords, type MatchedDraft } from '../domain/statements/matching.js';
+import { matchRecords } from '../domain/statements/matching.js';
 import { parseCamt053 } from '../domain/statements/camt053.js';
 import { parseOfx } from '../domain/statements/ofx.js';
 import { StatementError } from '../domain/statements/statement-line.js';
-import { draftsFromCsv, draftsFromProcessed, draftsFromStatement, type SuggestionDraft } from '../domain/statements/suggestions.js';
-import { userTimeZoneOrUtc } from '../db/budget-spending.js';
+import { draftsFromProcessed, draftsFromStatement, type SuggestionDraft } from '../domain/statements/suggestions.js';
+import { decodeStatementText } from '../domain/statements/text-encoding.js';
 import {
   advanceSession,
   claimSession,
@@ -24,10 +24,11 @@ import {
   recordsOf,
   releaseUploadRow,
   sessionsToAnalyse,
-  transactionsOnDays,
   type ImportSessionRow,
 } from '../db/import-sessions.js';
-import type { DuplicateMatch } from '../db/schema.js';
+import type { JsonObject } from '../db/schema.js';
+import { readCsvUpload, withDuplicates, type ExtractedDrafts } from '../handlers/shared/import-analysis.js';
+import type { Statement } from '../domain/statements/statement-line.js';
 import { DocumentProcessorError, processDocument } from '../server/document-processor.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
 
@@ -59,71 +60,59 @@ export async function analyseSession(ctx: JobContext, sessionId: number): Promis
     } catch {
       return await failSession(db, session.id, 'Uploaded file not found', services.now());
     }
-    const drafts = await extractDrafts(ctx, session, data, upload);
+    const { drafts, details } = await extractDrafts(ctx, session, data, upload);
     if (drafts.length === 0) return await failSession(db, session.id, 'No transactions could be extracted from this document.', services.now());
 
     if (!(await advanceSession(db, session.id, 'extracting', 'enriching', services.now()))) return;
     const matched = matchRecords(drafts, await recordsOf(db, session.user_id));
 
     if (!(await advanceSession(db, session.id, 'enriching', 'checking', services.now()))) return;
-    const checked = await withDuplicates(ctx, session.user_id, matched);
-    await finishSession(db, session, checked, services.now());
+    const checked = await withDuplicates(db, session.user_id, matched);
+    await finishSession(db, session, checked, services.now(), details);
   } catch (error) {
     const known = DOCUMENT_ERRORS.some((kind) => error instanceof kind);
     if (!known) log.error({ err: error, sessionId }, 'import analysis failed');
     await failSession(db, session.id, known ? (error as Error).message : `Analysis failed: ${(error as Error).message}`, services.now());
   } finally {
-    await removeUpload(ctx, session);
+    // a CSV upload stays with its session: a mapping change reads it again
+    if (session.processor !== 'csv' || (await sessionFailed(ctx, session.id))) await removeUpload(ctx, session);
   }
 }
 
-async function extractDrafts(ctx: JobContext, session: ImportSessionRow, data: Buffer, upload: { mime_type: string; original_name: string | null }): Promise<SuggestionDraft[]> {
+async function extractDrafts(ctx: JobContext, session: ImportSessionRow, data: Buffer, upload: { mime_type: string; original_name: string | null }): Promise<ExtractedDrafts> {
   switch (session.processor) {
     case 'csv':
-      return draftsFromCsv(decodeText(data));
+      return readCsvUpload(ctx.db, session.user_id, data);
     case 'camt':
-      return draftsFromStatement(parseCamt053(decodeText(data)), 'camt');
+      return fromStatement(parseCamt053(decodeStatementText(data).text), 'camt');
     case 'ofx':
-      return draftsFromStatement(parseOfx(decodeText(data)), 'ofx');
+      return fromStatement(parseOfx(decodeStatementText(data).text), 'ofx');
     case 'document_processor':
-      return draftsFromProcessed(
-        await processDocument(ctx.services.config, {
-          data,
-          fileName: upload.original_name ?? session.file_name,
-          mimeType: upload.mime_type,
-          documentType: session.document_type,
-        }),
-      );
+      return {
+        drafts: draftsFromProcessed(
+          await processDocument(ctx.services.config, {
+            data,
+            fileName: upload.original_name ?? session.file_name,
+            mimeType: upload.mime_type,
+            documentType: session.document_type,
+          }),
+        ),
+        details: {},
+      };
     default:
       throw new StatementError(`No extractor for this session (${session.processor ?? 'none'}).`);
   }
 }
 
-/** UTF-8, or Latin-1 for the older bank exports that are not valid UTF-8 (OFX 1.x CHARSET:1252). */
-function decodeText(data: Buffer): string {
-  const utf8 = data.toString('utf8');
-  return utf8.includes('\uFFFD') ? data.toString('latin1') : utf8;
+/** A native statement's drafts, with the balances of its accounts for the confirm's wallets and reconciliation. */
+function fromStatement(statement: Statement, source: 'camt' | 'ofx'): ExtractedDrafts {
+  const drafts: SuggestionDraft[] = draftsFromStatement(statement, source);
+  return { drafts, details: { statement_balances: (statement.balances ?? []) as unknown as JsonObject[] } };
 }
 
-async function withDuplicates(ctx: JobContext, userId: number, drafts: MatchedDraft[]): Promise<Array<MatchedDraft & { duplicate: DuplicateMatch | null }>> {
-  const window = duplicateWindow(drafts);
-  const zone = await userTimeZoneOrUtc(ctx.db, userId);
-  const existing = window ? await transactionsOnDays(ctx.db, userId, window.from, window.to, zone) : [];
-  return drafts.map((draft) => {
-    const found = findDuplicate(draft, existing);
-    return {
-      ...draft,
-      duplicate: found && {
-        transaction_id: found.transaction.id,
-        match_type: found.kind,
-        confidence: found.kind === 'exact' ? 1 : 0.8,
-        transaction_amount: found.transaction.amount,
-        transaction_description: found.transaction.description,
-        transaction_date: found.transaction.date,
-        transaction_type: found.transaction.type,
-      },
-    };
-  });
+async function sessionFailed(ctx: JobContext, sessionId: number): Promise<boolean> {
+  const row = await ctx.db.selectFrom('import_sessions').select('status').where('id', '=', sessionId).executeTakeFirst();
+  return row === undefined || row.status === 'failed';
 }
 
 /** The upload's row goes, then its bytes (a failure leaves an orphan blob, logged). */

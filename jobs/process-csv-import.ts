@@ -14,8 +14,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { importUpload, insertFailedRows, lockImport, unfinishedImportIds, updateImport, type NewFailedRow } from '../db/imports.js';
 import type { Database } from '../db/schema.js';
-import { CsvReadError, parseImportAmount, parseImportDate, readCsvRows, type CsvRow } from '../domain/import-rows.js';
+import { CsvReadError, readCsvRows, type CsvRow } from '../domain/import-rows.js';
 import {
+  amountOf,
+  dateOf,
   importEntry,
   importTimeZone,
   importTransfer,
@@ -146,22 +148,6 @@ async function attempt(trx: Transaction<Database>, log: FastifyBaseLogger, write
 
 function typeCell(row: CsvRow): string {
   return row.cells.type?.trim().toLowerCase() ?? '';
-}
-
-/** The row's date as YYYY-MM-DD, or the reason it cannot be read. */
-export function dateOf(raw: string | null): string {
-  if (raw === null || raw.trim() === '') throw new RowRejected('The date is required.');
-  const date = parseImportDate(raw);
-  if (!date) throw new RowRejected(`The date ${raw.trim()} is not a valid date (use YYYY-MM-DD, or a day and month that cannot be mistaken for each other).`);
-  return date;
-}
-
-/** The row's amount (unsigned) and sign, or the reason it cannot be read. */
-function amountOf(raw: string | null): { amount: string; negative: boolean } {
-  if (raw === null || raw.trim() === '') throw new RowRejected('The amount is required.');
-  const parsed = parseImportAmount(raw);
-  if (!parsed) throw new RowRejected(`The amount ${raw.trim()} is not a number with at most 4 decimals.`);
-  return parsed;
 }
 
 function entryOf(row: CsvRow): ImportedEntry {

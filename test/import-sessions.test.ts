@@ -32,7 +32,11 @@ async function analysed(fileName: string, content: string | Buffer, token = owne
   return (await api.request('GET', `/api/v1/import/sessions/${res.body.data.id}`, { token })).body.data;
 }
 
-const confirm = (body: Record<string, unknown>, token = owner.token) => api.request('POST', '/api/v1/import/confirm', { token, body });
+// These tests analyse the same statement again and again, so its rows are flagged as duplicates
+// of the earlier runs: they accept duplicates explicitly (skipping is tested in statement-imports).
+const acceptingDuplicates = (body: Record<string, unknown>) =>
+  Array.isArray(body.accepted) ? { ...body, accepted: body.accepted.map((item: unknown) => (typeof item === 'object' && item !== null ? { accept_duplicate: true, ...item } : item)) } : body;
+const confirm = (body: Record<string, unknown>, token = owner.token) => api.request('POST', '/api/v1/import/confirm', { token, body: acceptingDuplicates(body) });
 
 const transactionCount = () => fx.count('transactions', owner.user.id);
 
@@ -70,21 +74,21 @@ t.test('analyse a CSV: the job matches names and flags duplicates; nothing reach
   t.match(first, {
     index: 0, type: 'expense', amount: 12.5, currency: 'USD', date: '2026-03-01', description: 'Lunch', source: 'csv', confidence: 1,
     wallet_name: 'Main Wallet', wallet_id: wallet, party_name: 'ACME Corp', party_id: partyId, category_id: categoryId, status: 'pending', transaction_id: null,
-    duplicate: { kind: 'exact', transaction_id: lunch.body.data.id, confidence: 1, transaction_amount: 12.5, transaction_date: '2026-03-01', transaction_type: 'expense' },
+    duplicate: { match_type: 'exact', transaction_id: lunch.body.data.id, confidence: 1, transaction_amount: 12.5, transaction_date: '2026-03-01', transaction_type: 'expense' },
   });
-  t.match(second, { date: '2026-03-03', wallet_id: wallet, duplicate: { kind: 'near', transaction_id: lunch.body.data.id, confidence: 0.8 } });
+  t.match(second, { date: '2026-03-03', wallet_id: wallet, duplicate: { match_type: 'near', transaction_id: lunch.body.data.id, confidence: 0.8 } });
   t.match(third, { type: 'income', amount: 1000, party_id: null, category_id: null, duplicate: null });
   t.match(fourth, { date: null, confidence: 0.3, duplicate: null });
   t.match(fourth.warnings, [/could not be read/]);
   t.equal(await transactionCount(), before, 'analysis writes no transaction');
-  t.equal((await uploads()).length, 0, 'the upload is deleted once analysis ends');
+  t.equal((await uploads()).length, 1, 'a CSV upload stays with its session (a mapping change reads it again)');
 });
 
 t.test('confirm creates the transactions through the money path; confirming again creates nothing', async (t) => {
   const session = await analysed('march.csv', CSV);
   const before = await transactionCount();
   const balanceBefore = await fx.balance(wallet);
-  const first = await confirm({ session_id: session.id, accepted: [{ index: 1 }, { index: 2, category_id: categoryId, description: 'March salary' }] });
+  const first = await confirm({ session_id: session.id, accepted: [{ index: 1, accept_duplicate: true }, { index: 2, category_id: categoryId, description: 'March salary' }] });
   t.equal(first.status, 200);
   t.equal(first.body.message, 'All transactions imported successfully.');
   t.match(first.body.data, { created_count: 2, already_imported_count: 0, failed_count: 0, errors: [] });
@@ -102,7 +106,7 @@ t.test('confirm creates the transactions through the money path; confirming agai
   t.match(salary.body.data, { type: 'income', amount: 1000, description: 'March salary', datetime: '2026-03-05T00:00:00.000Z' });
   t.same(salary.body.data.categories.map((c: { id: number }) => c.id), [categoryId]);
 
-  const again = await confirm({ session_id: session.id, accepted: [{ index: 2 }, { index: 1 }] });
+  const again = await confirm({ session_id: session.id, accepted: [{ index: 2 }, { index: 1, accept_duplicate: true }] });
   t.equal(again.status, 200);
   t.match(again.body.data, { created_count: 0, already_imported_count: 2, failed_count: 0 });
   t.match(again.body.data.results, [{ index: 2, status: 'already_imported', transaction_id: salaryId, wallet_id: wallet, category_id: categoryId }, { index: 1, status: 'already_imported' }]);
@@ -123,7 +127,7 @@ t.test('two confirms at once import a suggestion once', async (t) => {
 t.test('partial failure: invalid index, missing date, overdraft; the rest is imported, failures can be retried', async (t) => {
   const session = await analysed('march.csv', CSV);
   const before = await transactionCount();
-  const res = await confirm({ session_id: session.id, accepted: [{ index: 7 }, { index: 3 }, { index: 0, amount: 1_000_000 }, { index: 2, fee: 2.5 }] });
+  const res = await confirm({ session_id: session.id, accepted: [{ index: 7 }, { index: 3 }, { index: 0, accept_duplicate: true, amount: 1_000_000 }, { index: 2, fee: 2.5 }] });
   t.equal(res.status, 200);
   t.equal(res.body.message, 'Import completed with some errors.');
   t.match(res.body.data, { created_count: 1, failed_count: 3 });
@@ -168,7 +172,7 @@ t.test('amounts that cannot be kept exactly: refused per row at analysis, 422 at
     t.equal(res.status, 422, JSON.stringify(item));
     t.same(res.body.errors, { [field]: [field.endsWith('fee') ? 'The fee is too large.' : 'The amount is too large.'] });
   }
-  const beyond = await confirm({ session_id: csv.id, accepted: [{ index: 2147483648 }, { index: 0 }, { index: 1, date: '0050-01-01' }] });
+  const beyond = await confirm({ session_id: csv.id, accepted: [{ index: 2147483648 }, { index: 0, accept_duplicate: true }, { index: 1, accept_duplicate: true, date: '0050-01-01' }] });
   t.equal(beyond.status, 200);
   t.match(beyond.body.data.results, [
     { index: 2147483648, status: 'failed', error: 'Invalid suggestion index: 2147483648' },
@@ -182,7 +186,7 @@ t.test('amounts that cannot be kept exactly: refused per row at analysis, 422 at
 t.test('a confirm that would overflow the wallet balance fails that suggestion, not the request', async (t) => {
   const full = await fx.wallet(owner.user.id, { balance: '999999999999999' });
   const session = await analysed('march.csv', CSV);
-  const res = await confirm({ session_id: session.id, accepted: [{ index: 2, wallet_id: full }, { index: 1, wallet_id: wallet }] });
+  const res = await confirm({ session_id: session.id, accepted: [{ index: 2, wallet_id: full }, { index: 1, accept_duplicate: true, wallet_id: wallet }] });
   t.equal(res.status, 200);
   t.match(res.body.data.results, [{ index: 2, status: 'failed', error: 'The wallet balance would become too large.' }, { index: 1, status: 'created' }]);
   t.equal(await fx.balance(full), '999999999999999.0000');
@@ -192,8 +196,8 @@ t.test('a confirm that would overflow the wallet balance fails that suggestion, 
 t.test('after every confirm above, each wallet balance equals opening + its live transactions', async (t) => {
   const session = await analysed('march.csv', CSV);
   await Promise.all([
-    confirm({ session_id: session.id, accepted: [{ index: 2, fee: 1.2345 }, { index: 1 }] }),
-    confirm({ session_id: session.id, accepted: [{ index: 1 }, { index: 2, fee: 1.2345 }] }),
+    confirm({ session_id: session.id, accepted: [{ index: 2, fee: 1.2345 }, { index: 1, accept_duplicate: true }] }),
+    confirm({ session_id: session.id, accepted: [{ index: 1, accept_duplicate: true }, { index: 2, fee: 1.2345 }] }),
   ]);
   const made = await api.db.selectFrom('import_suggestions').select(['transaction_id', 'fee_transaction_id']).where('import_session_id', '=', session.id).where('status', '=', 'confirmed').execute();
   t.equal(made.length, 2, 'two suggestions imported once each, with one fee');
@@ -207,16 +211,16 @@ t.test('CAMT.053 (detected by content): the account has no wallet until confirm 
     { source: 'camt', type: 'income', amount: 2500, currency: 'EUR', date: '2026-03-01', party_name: 'ACME Payroll GmbH', wallet_name: 'DE89370400440532013000', wallet_id: null, reference: 'REF-CR-1', description: 'Salary March 2026' },
     { type: 'expense', amount: 42.15, date: '2026-03-03', party_name: 'City Grocer' },
   ]);
-  const refused = await confirm({ session_id: session.id, accepted: [{ index: 0 }, { index: 1 }] });
+  const refused = await confirm({ session_id: session.id, accepted: [{ index: 0, accept_duplicate: true }, { index: 1, accept_duplicate: true }] });
   t.equal(refused.status, 422);
   t.same(Object.keys(refused.body.errors), ['accepted.0.wallet_id', 'accepted.1.wallet_id']);
 
-  const res = await confirm({ session_id: session.id, accepted: [{ index: 0 }, { index: 1 }], auto_create_wallets: true, auto_create_parties: true });
+  const res = await confirm({ session_id: session.id, accepted: [{ index: 0, accept_duplicate: true }, { index: 1, accept_duplicate: true }], auto_create_wallets: true, auto_create_parties: true });
   t.match(res.body.data, { created_count: 2 });
   const walletId = res.body.data.results[0].wallet_id;
   t.equal(res.body.data.results[1].wallet_id, walletId, 'one wallet for the account');
   const created = await api.db.selectFrom('wallets').selectAll().where('id', '=', walletId).executeTakeFirstOrThrow();
-  t.match(created, { name: 'DE89370400440532013000', currency: 'EUR', balance: '2457.8500' });
+  t.match(created, { name: 'DE89370400440532013000', currency: 'EUR', type: 'bank', opening_balance: '1000.0000', balance: '3457.8500' }, 'the statement\'s opening balance (OPBD 1000) plus its entries');
   t.ok(res.body.data.results[1].party_id, 'the party was created');
 });
 
@@ -227,7 +231,7 @@ t.test('two confirms at once auto-create the statement account and party once', 
   for (let round = 0; round < 3; round++) {
     const session = await analysed('statement.xml', CAMT053.replaceAll('DE89370400440532013000', `DE00RACE${round}`), user.token);
     const both = { session_id: session.id, auto_create_wallets: true, auto_create_parties: true };
-    const [a, b] = await Promise.all([confirm({ ...both, accepted: [{ index: 0 }] }, user.token), confirm({ ...both, accepted: [{ index: 1 }] }, user.token)]);
+    const [a, b] = await Promise.all([confirm({ ...both, accepted: [{ index: 0, accept_duplicate: true }] }, user.token), confirm({ ...both, accepted: [{ index: 1, accept_duplicate: true }] }, user.token)]);
     t.same([a.status, b.status], [200, 200], JSON.stringify([a.body.message, b.body.message]));
     t.equal(a.body.data?.results[0].wallet_id, b.body.data?.results[0].wallet_id, 'one wallet for the account');
     const wallets = await api.db.selectFrom('wallets').select('id').where('user_id', '=', user.user.id).where('name', '=', `DE00RACE${round}`).execute();
@@ -235,7 +239,7 @@ t.test('two confirms at once auto-create the statement account and party once', 
   }
   const both = await analysed('statement.xml', CAMT053.replace('City Grocer', 'ACME Payroll GmbH').replace('DE89370400440532013000', 'DE00PARTY'), user.token);
   const request = { session_id: both.id, auto_create_wallets: true, auto_create_parties: true };
-  await Promise.all([confirm({ ...request, accepted: [{ index: 0 }] }, user.token), confirm({ ...request, accepted: [{ index: 1 }] }, user.token)]);
+  await Promise.all([confirm({ ...request, accepted: [{ index: 0, accept_duplicate: true }] }, user.token), confirm({ ...request, accepted: [{ index: 1, accept_duplicate: true }] }, user.token)]);
   const parties = await api.db.selectFrom('parties').select('id').where('user_id', '=', user.user.id).where('name', '=', 'ACME Payroll GmbH').execute();
   t.equal(parties.length, 1, 'one party for the name');
   t.same(await walletsOffLedger(api, user.user.id), []);
@@ -248,9 +252,9 @@ t.test('OFX (SGML, .qfx) is analysed natively; duplicates within the window are 
     { source: 'ofx', type: 'expense', amount: 23.4, currency: 'USD', date: '2026-03-02', party_name: 'Corner Coffee & Co', reference: 'FIT-0001', duplicate: null },
     { type: 'income', amount: 1200, date: '2026-03-04' },
   ]);
-  await confirm({ session_id: session.id, accepted: [{ index: 0, wallet_id: wallet }] });
+  await confirm({ session_id: session.id, accepted: [{ index: 0, accept_duplicate: true, wallet_id: wallet }] });
   const again = await analysed('export.ofx', OFX_SGML);
-  t.match(again.suggestions[0].duplicate, { kind: 'exact', transaction_amount: 23.4 }, 'the same statement twice: exact duplicate');
+  t.match(again.suggestions[0].duplicate, { match_type: 'exact', transaction_amount: 23.4 }, 'the same statement twice: exact duplicate');
 });
 
 t.test('the schedule picks up sessions whose nudge was lost; two workers analyse a session once', async (t) => {
@@ -274,15 +278,27 @@ t.test('a session a crashed worker left mid-way is restarted after 10 minutes, n
   t.match((await api.request('GET', `/api/v1/import/sessions/${id}`, { token: owner.token })).body.data, { status: 'ready', total_suggestions: 4 });
 });
 
-t.test('a file without transactions fails the analysis; a failed or running session cannot be confirmed', async (t) => {
-  const failed = await analysed('empty.csv', 'date,amount,description\n');
-  t.match(failed, { status: 'failed', error: 'No transactions could be extracted from this document.', suggestions: [] });
+t.test('a file without transactions is refused at upload; a failed or running session cannot be confirmed', async (t) => {
+  const sessionsBefore = await api.db.selectFrom('import_sessions').select('id').execute();
+  const empty = await analyze(api, owner.token, 'empty.csv', 'date,amount,description\n');
+  t.equal(empty.status, 422);
+  t.same(empty.body.errors, { file: ['The file holds no rows with a date and an amount.'] });
+  const broken = await analyze(api, owner.token, 'bad.ofx', OFX_SGML.replace('<TRNAMT>-23.40', '<TRNAMT>lots'));
+  t.equal(broken.status, 422);
+  t.same(broken.body.errors, { file: ['Transaction 1 of the OFX statement has no readable amount (TRNAMT).'] });
+  t.equal((await api.db.selectFrom('import_sessions').select('id').execute()).length, sessionsBefore.length, 'no session was created');
+
+  // a session whose upload vanished before the job ran fails
+  const lost = await analyze(api, owner.token, 'march.csv', CSV);
+  const row = await api.db.selectFrom('import_sessions').select('file_id').where('id', '=', lost.body.data.id).executeTakeFirstOrThrow();
+  await api.db.updateTable('import_sessions').set({ file_id: null }).where('id', '=', lost.body.data.id).execute();
+  await api.db.deleteFrom('files').where('id', '=', row.file_id!).execute();
+  await runJob(api, { sessionId: lost.body.data.id });
+  const failed = (await api.request('GET', `/api/v1/import/sessions/${lost.body.data.id}`, { token: owner.token })).body.data;
+  t.match(failed, { status: 'failed', error: 'Uploaded file not found', suggestions: [] });
   const refused = await confirm({ session_id: failed.id, accepted: [{ index: 0 }] });
   t.equal(refused.status, 409);
   t.equal(refused.body.message, 'This import session failed and cannot be confirmed.');
-
-  const broken = await analysed('bad.ofx', OFX_SGML.replace('<TRNAMT>-23.40', '<TRNAMT>lots'));
-  t.match(broken, { status: 'failed', error: 'Transaction 1 of the OFX statement has no readable amount (TRNAMT).' });
 
   const running = await analyze(api, owner.token, 'march.csv', CSV);
   const early = await confirm({ session_id: running.body.data.id, accepted: [{ index: 0 }] });

@@ -316,9 +316,14 @@ t.test('fix validation (422 by position), another user\'s import (404), no token
   const decimals = await api.request('PUT', url, { token: owner.token, body: [{ id, amount: 1.23456, type: 'income', date: '2026-01-01' }] });
   t.equal(decimals.status, 422);
   t.ok(decimals.body.errors['0.amount']);
+  // a row still wrong is answered per row with its reason (and stays listed), not with a 422
   const badDate = await api.request('PUT', url, { token: owner.token, body: [{ id, amount: 1, type: 'income', date: '2026-02-30' }] });
-  t.equal(badDate.status, 422);
-  t.ok(badDate.body.errors['0.date'], JSON.stringify(badDate.body.errors));
+  t.equal(badDate.status, 200);
+  t.match(badDate.body.data.results, [{ id, status: 'failed', reason: /The date 2026-02-30 is not a valid date/ }]);
+  const zero = await api.request('PUT', url, { token: owner.token, body: [{ id, amount: '0.00', type: 'income', date: '2026-01-01' }] });
+  t.equal(zero.status, 200);
+  t.match(zero.body.data.results, [{ id, status: 'failed', reason: 'Amount must be a number greater than zero.' }]);
+  t.ok((await failedRows(owner.token, statementId)).data.some((row: { id: number }) => row.id === id), 'the row stays listed');
   const schema = await api.request('PUT', url, { token: owner.token, body: [{ id, amount: 1, type: 'gift', date: '2026-01-01' }] });
   t.ok(schema.body.errors['0.type'], JSON.stringify(schema.body.errors));
   t.equal(schema.status, 422);
@@ -328,6 +333,10 @@ t.test('fix validation (422 by position), another user\'s import (404), no token
   const foreign = await api.request('PUT', url, { token: stranger.token, body: [{ id, amount: 1, type: 'income', date: '2026-01-01' }] });
   t.equal(foreign.status, 404);
   t.equal((await api.request('PUT', url, { body: [{ id, amount: 1, type: 'income', date: '2026-01-01' }] })).status, 401);
+  // the amount as GET /failed returns it: a numeric string
+  const asListed = await api.request('PUT', url, { token: owner.token, body: [{ id, amount: '12.50', type: 'income', date: '2026-01-01', currency: 'USD', wallet: 'Main Wallet' }] });
+  t.equal(asListed.status, 200);
+  t.match(asListed.body.data.results, [{ id, status: 'fixed' }], JSON.stringify(asListed.body.data.results));
 });
 
 t.test('a file of more rows than an import takes fails as a whole, and no balance ever leaves its ledger', async (t) => {
@@ -349,6 +358,6 @@ t.test('a file of more rows than an import takes fails as a whole, and no balanc
   const [stuck] = (await failedRows(owner.token, overflow.id)).data;
   const fixed = await api.request('PUT', `/api/v1/imports/${overflow.id}/fix`, { token: owner.token, body: [{ id: stuck.id, amount: 5, type: 'income', date: '0050-01-01', wallet: 'Main Wallet' }] });
   t.equal(fixed.status, 200);
-  t.match(fixed.body.data.results, [{ id: stuck.id, status: 'failed', reason: 'The date 0050-01-01 is not a valid date.' }]);
+  t.match(fixed.body.data.results, [{ id: stuck.id, status: 'failed', reason: /The date 0050-01-01 is not a valid date/ }]);
   for (const user of [owner, stranger]) t.same(await walletsOffLedger(api, user.user.id), [], `every wallet of user ${user.user.id} equals opening + live transactions`);
 });

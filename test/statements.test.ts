@@ -13,8 +13,8 @@ t.test('CAMT.053: one line per entry, signed by CdtDbtInd, booking date, counter
   t.equal(statement.account, 'DE89370400440532013000');
   t.equal(statement.currency, 'EUR');
   t.same(statement.lines, [
-    { date: '2026-03-01', amount: '2500', currency: 'EUR', description: 'Salary March 2026', counterparty: 'ACME Payroll GmbH', reference: 'REF-CR-1' },
-    { date: '2026-03-03', amount: '-42.15', currency: 'EUR', description: 'Card payment groceries', counterparty: 'City Grocer', reference: 'REF-DB-2' },
+    { date: '2026-03-01', amount: '2500', currency: 'EUR', description: 'Salary March 2026', counterparty: 'ACME Payroll GmbH', reference: 'REF-CR-1', account: 'DE89370400440532013000' },
+    { date: '2026-03-03', amount: '-42.15', currency: 'EUR', description: 'Card payment groceries', counterparty: 'City Grocer', reference: 'REF-DB-2', account: 'DE89370400440532013000' },
   ]);
 });
 
@@ -33,8 +33,8 @@ t.test('CAMT.053: malformed input is a clear error', async (t) => {
 });
 
 const OFX_LINES = [
-  { date: '2026-03-02', amount: '-23.4', currency: 'USD', description: 'POS purchase', counterparty: 'Corner Coffee & Co', reference: 'FIT-0001' },
-  { date: '2026-03-04', amount: '1200', currency: 'USD', description: 'Employer Inc', counterparty: 'Employer Inc', reference: 'FIT-0002' },
+  { date: '2026-03-02', amount: '-23.4', currency: 'USD', description: 'POS purchase', counterparty: 'Corner Coffee & Co', reference: 'FIT-0001', account: '000123456789' },
+  { date: '2026-03-04', amount: '1200', currency: 'USD', description: 'Employer Inc', counterparty: 'Employer Inc', reference: 'FIT-0002', account: '000123456789' },
 ];
 
 t.test('OFX 1.x SGML: leaves without end tags', async (t) => {

@@ -4,7 +4,7 @@
 // debtor of a credit, the creditor of a debit), the remittance text and the bank reference.
 // Balances (`Bal`) produce nothing. Namespace prefixes are ignored.
 import { XMLParser } from 'fast-xml-parser';
-import { calendarDay, cleanText, statementAmount, StatementError, type Statement, type StatementLine } from './statement-line.js';
+import { calendarDay, cleanText, openingFromClosing, statementAmount, StatementError, type AccountBalances, type Statement, type StatementLine } from './statement-line.js';
 
 type Node = Record<string, any>;
 
@@ -15,7 +15,7 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
-  isArray: (name) => ['Stmt', 'Ntry', 'TxDtls', 'Ustrd', 'NtryDtls'].includes(name),
+  isArray: (name) => ['Stmt', 'Ntry', 'TxDtls', 'Ustrd', 'NtryDtls', 'Bal'].includes(name),
 });
 
 export function parseCamt053(xml: string): Statement {
@@ -31,15 +31,42 @@ export function parseCamt053(xml: string): Statement {
   let account: string | null = null;
   let currency: string | null = null;
   const lines: StatementLine[] = [];
+  const balances = new Map<string, AccountBalances>();
   for (const statement of statements) {
     const acct = statement.Acct ?? {};
     const statementAccount = cleanText(text(acct.Id?.IBAN) ?? text(acct.Id?.Othr?.Id));
     const statementCurrency = currencyCode(text(acct.Ccy));
     account ??= statementAccount;
     currency ??= statementCurrency;
-    for (const [position, entry] of (statement.Ntry ?? []).entries()) lines.push(entryLine(entry, position, statementCurrency));
+    const entries = (statement.Ntry ?? []).map((entry: Node, position: number) => ({ ...entryLine(entry, position, statementCurrency), account: statementAccount }));
+    lines.push(...entries);
+    addBalances(balances, statement, statementAccount, statementCurrency, entries);
   }
-  return { account, currency, lines };
+  return { account, currency, lines, balances: [...balances.values()] };
+}
+
+const OPENING = ['OPBD', 'PRCD'];
+const CLOSING = ['CLBD'];
+
+/** The statement's booked balances (Bal with Tp/CdOrPrtry/Cd), merged per account: the first opening, the last closing. */
+function addBalances(byAccount: Map<string, AccountBalances>, statement: Node, account: string | null, currency: string | null, lines: StatementLine[]): void {
+  const balances: Node[] = Array.isArray(statement.Bal) ? statement.Bal : statement.Bal ? [statement.Bal] : [];
+  const find = (codes: string[]) => balances.find((b) => codes.includes(text(b.Tp?.CdOrPrtry?.Cd) ?? ''));
+  const signed = (b: Node | undefined) => {
+    const amount = b && statementAmount(text(b.Amt));
+    return amount ? (text(b.CdtDbtInd) === 'DBIT' ? amount.abs().negated() : amount.abs()).toFixed() : null;
+  };
+  const closingNode = find(CLOSING);
+  const closing = signed(closingNode);
+  const opening = signed(find(OPENING)) ?? (closing === null ? null : openingFromClosing(closing, lines));
+  const key = account ?? '';
+  const known = byAccount.get(key);
+  const closingDate = isoDate(text(closingNode?.Dt?.Dt) ?? text(closingNode?.Dt?.DtTm));
+  if (known) {
+    if (closing !== null) [known.closing_balance, known.closing_date] = [closing, closingDate];
+    return;
+  }
+  byAccount.set(key, { account, currency, kind: 'bank', opening_balance: opening, closing_balance: closing, closing_date: closingDate });
 }
 
 function entryLine(entry: Node, position: number, statementCurrency: string | null): StatementLine {
@@ -49,9 +76,10 @@ function entryLine(entry: Node, position: number, statementCurrency: string | nu
   if (indicator !== 'CRDT' && indicator !== 'DBIT') {
     throw new StatementError(`Entry ${position + 1} of the CAMT.053 statement has no credit/debit indicator (CdtDbtInd).`);
   }
-  // A reversal (RvslInd true) books the opposite direction of its indicator.
+  // CdtDbtInd is the direction of this booking, reversal or not (ISO 20022: CRDT with
+  // RvslInd true undoes an earlier debit, so money comes back in); a reversal is only noted.
   const reversed = text(entry.RvslInd) === 'true';
-  const outgoing = (indicator === 'DBIT') !== reversed;
+  const outgoing = indicator === 'DBIT';
   const details: Node = entry.NtryDtls?.[0]?.TxDtls?.[0] ?? {};
   const parties: Node = details.RltdPties ?? {};
   const counterparty = outgoing ? partyName(parties.Cdtr) : partyName(parties.Dbtr);
@@ -60,10 +88,14 @@ function entryLine(entry: Node, position: number, statementCurrency: string | nu
     date: isoDate(text(entry.BookgDt?.Dt) ?? text(entry.BookgDt?.DtTm) ?? text(entry.ValDt?.Dt) ?? text(entry.ValDt?.DtTm)),
     amount: (outgoing ? amount.abs().negated() : amount.abs()).toFixed(),
     currency: currencyCode(entry.Amt?.['@Ccy']) ?? statementCurrency,
-    description: cleanText(remittance) ?? cleanText(text(entry.AddtlNtryInf)) ?? cleanText(text(details.AddtlTxInf)),
+    description: withReversal(cleanText(remittance) ?? cleanText(text(entry.AddtlNtryInf)) ?? cleanText(text(details.AddtlTxInf)), reversed),
     counterparty,
     reference: cleanText(text(entry.AcctSvcrRef) ?? text(details.Refs?.AcctSvcrRef) ?? text(details.Refs?.EndToEndId)),
   };
+}
+
+function withReversal(description: string | null, reversed: boolean): string | null {
+  return reversed ? `Reversal: ${description ?? 'earlier entry'}` : description;
 }
 
 /** The name of a Dbtr/Cdtr (version 2: `Nm` directly; version 8+: under `Pty`). */

@@ -4,7 +4,7 @@
 // after its own. One line per STMTTRN (bank and credit-card statements): TRNAMT (signed),
 // DTPOSTED, NAME or PAYEE/NAME as counterparty, MEMO as description, FITID as reference,
 // the statement's CURDEF (or the entry's CURRENCY/CURSYM), BANKACCTFROM/CCACCTFROM ACCTID.
-import { calendarDay, cleanText, statementAmount, StatementError, type Statement, type StatementLine } from './statement-line.js';
+import { calendarDay, cleanText, openingFromClosing, statementAmount, StatementError, type AccountBalances, type Statement, type StatementLine } from './statement-line.js';
 
 interface Element {
   name: string;
@@ -15,7 +15,9 @@ interface Element {
 export function parseOfx(text: string): Statement {
   const start = text.search(/<OFX>/i);
   if (start < 0) throw new StatementError('The file is not an OFX statement (no <OFX> element).');
-  const root = readElements(text.slice(start));
+  // CDATA text (NAME and MEMO of some banks) is element text like any other
+  const source = text.slice(start).replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_, data: string) => data.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+  const root = readElements(source);
   const transactions = descendants(root, 'STMTTRN');
   const statements = [...descendants(root, 'STMTRS'), ...descendants(root, 'CCSTMTRS')];
   if (statements.length === 0) throw new StatementError('The OFX file holds no bank or credit-card statement (STMTRS).');
@@ -23,15 +25,28 @@ export function parseOfx(text: string): Statement {
   let account: string | null = null;
   let currency: string | null = null;
   const lines: StatementLine[] = [];
+  const balances: AccountBalances[] = [];
   for (const statement of statements) {
     const statementCurrency = currencyCode(leaf(statement, 'CURDEF'));
     const from = child(statement, 'BANKACCTFROM') ?? child(statement, 'CCACCTFROM');
-    account ??= cleanText(from && leaf(from, 'ACCTID'));
+    const statementAccount = cleanText(from && leaf(from, 'ACCTID'));
+    account ??= statementAccount;
     currency ??= statementCurrency;
-    for (const entry of descendants(statement, 'STMTTRN')) lines.push(entryLine(entry, lines.length, statementCurrency));
+    const entries = descendants(statement, 'STMTTRN').map((entry) => ({ ...entryLine(entry, lines.length, statementCurrency), account: statementAccount }));
+    lines.push(...entries);
+    const ledger = child(statement, 'LEDGERBAL');
+    const closing = statementAmount(ledger && leaf(ledger, 'BALAMT'))?.toFixed() ?? null;
+    balances.push({
+      account: statementAccount,
+      currency: statementCurrency,
+      kind: statement.name === 'CCSTMTRS' ? 'credit_card' : 'bank',
+      opening_balance: closing === null ? null : openingFromClosing(closing, entries),
+      closing_balance: closing,
+      closing_date: ofxDate(ledger && leaf(ledger, 'DTASOF')),
+    });
   }
   if (transactions.length !== lines.length) throw new StatementError('The OFX file has transactions outside of a statement.');
-  return { account, currency, lines };
+  return { account, currency, lines, balances };
 }
 
 function entryLine(entry: Element, position: number, statementCurrency: string | null): StatementLine {

@@ -14,6 +14,20 @@ export interface StatementLine {
   counterparty: string | null;
   /** The bank's reference of the entry. */
   reference: string | null;
+  /** The account of the statement the line is in (a file may hold several). */
+  account?: string | null;
+}
+
+/** What a statement says about one of its accounts: the balances around its lines. */
+export interface AccountBalances {
+  account: string | null;
+  currency: string | null;
+  /** A credit-card statement (OFX CCSTMTRS) or a bank account. */
+  kind: 'bank' | 'credit_card';
+  /** The balance before the first line: stated (CAMT OPBD/PRCD) or the closing one less the lines. */
+  opening_balance: string | null;
+  closing_balance: string | null;
+  closing_date: string | null;
 }
 
 export interface Statement {
@@ -21,6 +35,13 @@ export interface Statement {
   account: string | null;
   currency: string | null;
   lines: StatementLine[];
+  /** One per account of the file, in the order they first appear. */
+  balances?: AccountBalances[];
+}
+
+/** The opening balance of an account whose closing balance and lines are known. */
+export function openingFromClosing(closing: string, lines: StatementLine[]): string {
+  return lines.reduce((balance, line) => balance.minus(line.amount), new Decimal(closing)).toFixed();
 }
 
 /** A document the parser cannot read; the message says why, as a sentence. */

@@ -29,7 +29,7 @@ export interface SuggestionDraft {
 /** Confidence of a row with a value the extractor could not read (spec: 0.3). */
 const UNREADABLE = 0.3;
 
-const blank = (source: SuggestionSource): SuggestionDraft => ({
+export const blankDraft = (source: SuggestionSource): SuggestionDraft => ({
   amount: null,
   type: null,
   currency: null,
@@ -47,7 +47,7 @@ const blank = (source: SuggestionSource): SuggestionDraft => ({
   warnings: [],
 });
 
-function warn(draft: SuggestionDraft, warning: string, confidence = UNREADABLE): void {
+export function warn(draft: SuggestionDraft, warning: string, confidence = UNREADABLE): void {
   draft.warnings.push(warning);
   draft.confidence = Math.min(draft.confidence, confidence);
 }
@@ -72,7 +72,7 @@ function amountProblem(amount: Decimal): string | undefined {
 }
 
 /** The amount as a positive exact string, or null with a warning when it cannot be kept. */
-function keptAmount(draft: SuggestionDraft, amount: Decimal, what = 'amount'): string | null {
+export function keptAmount(draft: SuggestionDraft, amount: Decimal, what = 'amount'): string | null {
   const problem = amountProblem(amount);
   if (problem === undefined) return amount.abs().toFixed();
   warn(draft, `The ${what} ${amount.toFixed()} ${problem}.`);
@@ -82,7 +82,7 @@ function keptAmount(draft: SuggestionDraft, amount: Decimal, what = 'amount'): s
 /** Rows of a CSV file (read like POST /v1/import); CsvReadError when it is not CSV at all. */
 export function draftsFromCsv(text: string): SuggestionDraft[] {
   return readCsvRows(text).map(({ values, raw }) => {
-    const draft = blank('csv');
+    const draft = blankDraft('csv');
     const parsed = values.amount === '' ? null : parseImportAmount(values.amount);
     if (parsed) {
       draft.amount = keptAmount(draft, new Decimal(parsed.amount));
@@ -110,7 +110,7 @@ export function draftsFromCsv(text: string): SuggestionDraft[] {
 /** Lines of a native statement (CAMT.053 or OFX); the statement's account names the wallet. */
 export function draftsFromStatement(statement: Statement, source: 'camt' | 'ofx'): SuggestionDraft[] {
   return statement.lines.map((line) => {
-    const draft = blank(source);
+    const draft = blankDraft(source);
     const amount = new Decimal(line.amount);
     draft.amount = keptAmount(draft, amount);
     if (amount.isZero()) warn(draft, 'The amount is zero.');
@@ -120,7 +120,7 @@ export function draftsFromStatement(statement: Statement, source: 'camt' | 'ofx'
     if (line.date === null) warn(draft, 'The entry has no booking date that can be read.');
     draft.description = line.description;
     draft.party = line.counterparty;
-    draft.wallet = statement.account;
+    draft.wallet = line.account === undefined ? statement.account : line.account;
     draft.reference = line.reference;
     return draft;
   });
@@ -144,7 +144,7 @@ export interface ProcessedValues {
 
 export function draftsFromProcessed(lines: ProcessedValues[]): SuggestionDraft[] {
   return lines.map((line) => {
-    const draft = blank('remote');
+    const draft = blankDraft('remote');
     draft.confidence = line.confidence;
     if (line.amount === null) warn(draft, 'The amount could not be read.');
     else {

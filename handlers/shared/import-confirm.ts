@@ -5,15 +5,17 @@
 // confirms at once, never creates a transaction twice.
 import type { Kysely, Transaction } from 'kysely';
 import type { AlertBudgets } from '../../db/budget-alerts.js';
-import { lockSuggestion, markSuggestionFailed, markSuggestionImported, type ImportSessionRow, type ImportSuggestionRow } from '../../db/import-sessions.js';
+import { lockSuggestion, markSuggestionFailed, markSuggestionImported, mergeSessionMetadata, type ImportSessionRow, type ImportSuggestionRow } from '../../db/import-sessions.js';
+import { rememberMapping } from '../../db/import-mappings.js';
 import { findOrCreateCategoryByName } from '../../db/category-names.js';
 import { findOrCreateParty } from '../../db/import-record-names.js';
 import { findOrCreateNamedWallet } from '../../db/import-wallets.js';
-import type { Database } from '../../db/schema.js';
+import type { Database, JsonObject } from '../../db/schema.js';
 import { findLive, missingLiveIds, type SyncedTable } from '../../db/sync.js';
 import { Decimal, exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
 import type { components } from '../../generated/api.js';
 import { validationFailed, type FieldErrors } from '../../server/errors.js';
+import { csvReadingOf, statementBalancesOf, type StatementBalance } from '../views/import-session.js';
 import { importDayStart, rejectionReason } from './import-entries.js';
 import { createTransactionEntry } from './transaction-writes.js';
 
@@ -64,6 +66,8 @@ export interface ConfirmContext {
   db: Kysely<Database>;
   userId: number;
   session: ImportSessionRow;
+  /** The statement's accounts (OFX/CAMT): a wallet created for one starts with its opening balance. */
+  balances: StatementBalance[];
   request: ConfirmRequest;
   timeZone: string;
   now: Date;
@@ -86,6 +90,22 @@ export async function confirmItem(ctx: ConfirmContext, item: ConfirmItem): Promi
   }
 }
 
+/** Sources whose rows a bank already booked. */
+const STATEMENT_SOURCES = ['csv', 'camt', 'ofx'];
+
+function skippedDuplicate(index: number, transactionId: number): ItemOutcome {
+  return {
+    index,
+    status: 'skipped_duplicate',
+    transaction_id: transactionId,
+    fee_transaction_id: null,
+    wallet_id: null,
+    party_id: null,
+    category_id: null,
+    error: 'This suggestion repeats an existing transaction: accept it with accept_duplicate to import it anyway.',
+  };
+}
+
 function failedOutcome(index: number, reason: string): ItemOutcome {
   return { index, status: 'failed', transaction_id: null, fee_transaction_id: null, wallet_id: null, party_id: null, category_id: null, error: reason };
 }
@@ -95,6 +115,7 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
   const suggestion = await lockSuggestion(trx, ctx.session.id, item.index);
   if (!suggestion) throw new ItemFailure(`Invalid suggestion index: ${item.index}`);
   if (suggestion.status === 'confirmed') return alreadyImported(trx, suggestion);
+  if (suggestion.duplicate !== null && item.accept_duplicate !== true) return skippedDuplicate(item.index, suggestion.duplicate.transaction_id);
 
   const type = item.type ?? suggestion.type ?? 'expense';
   const amount = item.amount != null ? moneyFromInput(item.amount) : suggestion.amount;
@@ -111,7 +132,15 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
   const datetime = importDayStart(date, ctx.timeZone);
   const description = item.description ?? suggestion.description;
 
-  const transactionId = await createTransactionEntry(trx, userId, { type, amount, walletId, datetime, description, partyId, categoryIds: categoryId === null ? [] : [categoryId] }, now);
+  // a bank statement's row was booked by the bank: refusing it below zero would lose it (an
+  // amount the user typed over is theirs, and keeps the guard)
+  const bookedElsewhere = STATEMENT_SOURCES.includes(suggestion.document_type ?? '') && item.amount == null;
+  const transactionId = await createTransactionEntry(
+    trx,
+    userId,
+    { type, amount, walletId, datetime, description, partyId, categoryIds: categoryId === null ? [] : [categoryId], bookedElsewhere },
+    now,
+  );
   await ctx.alert(trx, userId, transactionId);
   const fee = item.fee != null ? moneyFromInput(item.fee) : suggestion.fee;
   let feeTransactionId: number | null = null;
@@ -136,7 +165,9 @@ async function walletFor(trx: Transaction<Database>, ctx: ConfirmContext, item: 
   const matched = await liveOrNull(trx, 'wallets', ctx.userId, suggestion.wallet_id);
   if (matched !== null) return matched;
   if (ctx.request.auto_create_wallets && suggestion.wallet && suggestion.currency) {
-    return (await findOrCreateNamedWallet(trx, ctx.userId, suggestion.wallet, suggestion.currency, suggestion.currency, ctx.now)).id;
+    const statement = ctx.balances.find((b) => b.account === suggestion.wallet && b.opening_balance !== null);
+    const opening = statement && { type: statement.kind === 'credit_card' ? ('credit_card' as const) : ('bank' as const), balance: statement.opening_balance! };
+    return (await findOrCreateNamedWallet(trx, ctx.userId, suggestion.wallet, suggestion.currency, suggestion.currency, ctx.now, opening)).id;
   }
   throw new ItemFailure(suggestion.wallet_id !== null ? 'The matched wallet was deleted: select a wallet.' : 'A wallet must be selected or auto-created.');
 }
@@ -166,4 +197,37 @@ async function alreadyImported(trx: Transaction<Database>, suggestion: ImportSug
     category_id: category?.category_id ?? null,
     error: null,
   };
+}
+
+/**
+ * After a confirm: each statement account's wallet compared with the statement's closing
+ * balance (kept on the session: a difference is reported, not ignored), and a CSV session's
+ * mapping remembered for the user's next file with the same header.
+ */
+export async function afterConfirm(db: Kysely<Database>, session: ImportSessionRow, now: Date): Promise<void> {
+  const balances = statementBalancesOf(session);
+  if (balances.length > 0) {
+    const reconciled = await Promise.all(balances.map((balance) => reconcile(db, session.id, balance)));
+    await mergeSessionMetadata(db, session.id, { statement_balances: reconciled as unknown as JsonObject[] }, now);
+  }
+  const reading = csvReadingOf(session);
+  if (reading?.header_signature) {
+    await rememberMapping(db, session.user_id, reading.header_signature, { mapping: reading.mapping, date_format: reading.date_format, decimal_separator: reading.decimal_separator }, now);
+  }
+}
+
+async function reconcile(db: Kysely<Database>, sessionId: number, balance: StatementBalance): Promise<StatementBalance> {
+  const wallet = await db
+    .selectFrom('import_suggestions')
+    .innerJoin('transactions', 'transactions.id', 'import_suggestions.transaction_id')
+    .innerJoin('wallets', 'wallets.id', 'transactions.wallet_id')
+    .select(['wallets.id', 'wallets.balance'])
+    .where('import_suggestions.import_session_id', '=', sessionId)
+    .where('import_suggestions.wallet', balance.account === null ? 'is' : '=', balance.account)
+    .where('wallets.deleted_at', 'is', null)
+    .orderBy('import_suggestions.suggestion_index', 'desc')
+    .executeTakeFirst();
+  if (!wallet) return { ...balance, wallet_id: null, wallet_balance: null, difference: null };
+  const difference = balance.closing_balance === null ? null : new Decimal(wallet.balance).minus(balance.closing_balance).toFixed();
+  return { ...balance, wallet_id: wallet.id, wallet_balance: new Decimal(wallet.balance).toFixed(), difference };
 }

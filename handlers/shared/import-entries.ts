@@ -14,6 +14,7 @@ import { userTimeZone } from '../../db/transactions.js';
 import { insertTransferWithLegs } from '../../db/transfers.js';
 import { isTimeZone } from '../../domain/configuration-keys.js';
 import { RATE_DECIMALS } from '../../domain/exchange.js';
+import { parseImportAmount, parseImportDate } from '../../domain/import-rows.js';
 import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
 import { startOfDay } from '../../domain/time-zone.js';
 import { HttpError } from '../../server/errors.js';
@@ -84,6 +85,22 @@ export async function importTimeZone(db: Kysely<Database>, userId: number): Prom
 export function importDayStart(date: string, timeZone: string): Date {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number(date.slice(0, 4)) < 1000) throw new RowRejected(`The date ${date} is not a valid date.`);
   return startOfDay(date, timeZone);
+}
+
+/** The row's date as YYYY-MM-DD, or the reason it cannot be read. */
+export function dateOf(raw: string | null): string {
+  if (raw === null || raw.trim() === '') throw new RowRejected('The date is required.');
+  const date = parseImportDate(raw);
+  if (!date) throw new RowRejected(`The date ${raw.trim()} is not a valid date (use YYYY-MM-DD, or a day and month that cannot be mistaken for each other).`);
+  return date;
+}
+
+/** The row's amount (unsigned) and sign, or the reason it cannot be read. */
+export function amountOf(raw: string | null): { amount: string; negative: boolean } {
+  if (raw === null || raw.trim() === '') throw new RowRejected('The amount is required.');
+  const parsed = parseImportAmount(raw);
+  if (!parsed) throw new RowRejected(`The amount ${raw.trim()} is not a number with at most 4 decimals.`);
+  return parsed;
 }
 
 /** Checks an amount for the money columns; returns it as given. */

@@ -33,6 +33,8 @@ export interface TransactionEntry {
   recurrence?: RecurrenceInput;
   /** A materialised occurrence of a recurring transaction: its template and occurrence time. */
   occurrenceOf?: { parentId: number; at: Date };
+  /** Booked even below zero: an entry the bank already booked (an imported statement row). */
+  bookedElsewhere?: boolean;
 }
 
 export interface RecurrenceInput {
@@ -82,7 +84,7 @@ export async function createTransactionEntry(
   // deadlocks two concurrent creates in one wallet.
   // A scheduled occurrence records what happened, even into an overdraft.
   const apply = [{ walletId: entry.walletId, type: entry.type, amount: entry.amount }];
-  await moveBalances(trx, userId, { apply, allowOverdraft: entry.occurrenceOf !== undefined }, now);
+  await moveBalances(trx, userId, { apply, allowOverdraft: entry.occurrenceOf !== undefined || entry.bookedElsewhere === true }, now);
   const { id } = await trx
     .insertInto('transactions')
     .values({

@@ -3,6 +3,8 @@
 import type { components } from '../../generated/api.js';
 import type { ImportSessionRow, ImportSuggestionRow } from '../../db/import-sessions.js';
 import { moneyToJson } from '../../domain/money.js';
+import type { CsvReading } from '../../domain/statements/csv-statement.js';
+import type { AccountBalances } from '../../domain/statements/statement-line.js';
 
 export type ImportSessionView = components['schemas']['ImportSession'];
 export type ImportSuggestionView = components['schemas']['ImportSuggestion'];
@@ -38,7 +40,7 @@ export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionVi
     duplicate:
       duplicate && (duplicate.match_type === 'exact' || duplicate.match_type === 'near')
         ? {
-            kind: duplicate.match_type,
+            match_type: duplicate.match_type,
             transaction_id: duplicate.transaction_id,
             confidence: duplicate.confidence,
             transaction_amount: moneyToJson(duplicate.transaction_amount ?? 0),
@@ -67,8 +69,37 @@ export function toImportSession(row: ImportSessionRow, suggestions: ImportSugges
     duplicates_found: suggestions.filter((s) => s.duplicate !== null).length,
     error: row.error,
     suggestions: suggestions.map(toImportSuggestion),
+    csv_reading: csvReadingOf(row),
+    statement_balances: statementBalancesOf(row).map(toStatementBalance),
     confirmed_at: row.confirmed_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** How the session's CSV file was read (analysis keeps it in the metadata), or null. */
+export function csvReadingOf(row: ImportSessionRow): CsvReading | null {
+  const reading = (row.metadata as { csv_reading?: CsvReading } | null)?.csv_reading;
+  return reading ?? null;
+}
+
+/** A statement account's balances, with the wallet and its balance after the last confirm. */
+export type StatementBalance = AccountBalances & { wallet_id?: number | null; wallet_balance?: string | null; difference?: string | null };
+
+export function statementBalancesOf(row: ImportSessionRow): StatementBalance[] {
+  return (row.metadata as { statement_balances?: StatementBalance[] } | null)?.statement_balances ?? [];
+}
+
+function toStatementBalance(balance: StatementBalance): ImportSessionView['statement_balances'][number] {
+  return {
+    account: balance.account,
+    currency: balance.currency,
+    kind: balance.kind,
+    opening_balance: moneyOrNull(balance.opening_balance),
+    closing_balance: moneyOrNull(balance.closing_balance),
+    closing_date: balance.closing_date,
+    wallet_id: balance.wallet_id ?? null,
+    wallet_balance: moneyOrNull(balance.wallet_balance ?? null),
+    difference: moneyOrNull(balance.difference ?? null),
   };
 }
