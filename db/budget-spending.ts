@@ -166,6 +166,27 @@ export async function ratesInto(db: Kysely<Database>, services: AppServices, use
 }
 
 /**
+ * Resolves, provider allowed, every rate the user's active budgets may convert with (each
+ * budget currency from each live wallet currency). Write paths run it before their database
+ * transaction opens; inside it, budget code converts with withoutProvider(services), which
+ * finds these rates remembered or stored and never makes a network call.
+ */
+export async function warmBudgetRates(db: Kysely<Database>, services: AppServices, userId: number): Promise<void> {
+  const [budgets, wallets] = await Promise.all([
+    db.selectFrom('budgets').select('currency').distinct().where('user_id', '=', userId).where('deleted_at', 'is', null).where('is_active', '=', true).execute(),
+    db.selectFrom('wallets').select('currency').distinct().where('user_id', '=', userId).where('deleted_at', 'is', null).execute(),
+  ]);
+  if (budgets.length === 0) return;
+  const targets = budgets.map((row) => row.currency);
+  for (const { currency } of wallets) await services.rates.rates(db, userId, currency, targets, services.now());
+}
+
+/** The services with a rate lookup that never calls the provider: for code inside a database transaction. */
+export function withoutProvider(services: AppServices): AppServices {
+  return { ...services, rates: services.rates.withoutProvider() };
+}
+
+/**
  * rollover_in of a window: with rollover enabled, the rollover_out of the latest closed window
  * that ended before this one starts (the previous window, once the close job has run); else "0".
  */

@@ -123,7 +123,7 @@ export const importSessionHandlers = {
       const outcomes: ItemOutcome[] = [];
       for (const item of body.accepted) outcomes.push(await confirmItem({ db, userId: user.id, session, request: body, timeZone, now: services.now(), alert }, item));
       return outcomes;
-    });
+    }, { db, userId: user.id });
     const count = (status: ItemOutcome['status']) => results.filter((result) => result.status === status).length;
     const [createdCount, alreadyCount, failedCount] = [count('created'), count('already_imported'), count('failed')];
     if (createdCount > 0) await markSessionConfirmed(db, session.id, services.now());
