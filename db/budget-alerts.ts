@@ -16,7 +16,7 @@ import type { BudgetProgress } from '../domain/budget-progress.js';
 import { Decimal } from '../domain/money.js';
 import { DELIVER_EMAILS_JOB } from '../server/mail.js';
 import type { AppServices } from '../server/services.js';
-import { progressOfBudget, userTimeZoneOrUtc, warmBudgetRates, withoutProvider } from './budget-spending.js';
+import { progressOfBudgets, userTimeZoneOrUtc, warmBudgetRates, withoutProvider } from './budget-spending.js';
 import { selectBudgets, type BudgetRow } from './budgets.js';
 import { notifyUser } from './notification-delivery.js';
 import type { BudgetAlertKind, Database } from './schema.js';
@@ -90,10 +90,10 @@ async function alertBudgets(trx: Transaction<Database>, services: AppServices, u
   const now = services.now();
   const zone = await userTimeZoneOrUtc(trx, userId);
   let raised = false;
-  for (const budget of budgets) {
-    const progress = await progressOfBudget(trx, services, budget, now, zone);
-    const kind = KIND_OF_STATUS[progress.status];
-    if (kind && (await raiseAlert(trx, budget, kind, progress, now))) raised = true;
+  const progress = await progressOfBudgets(trx, services, budgets, now, zone);
+  for (const [index, budget] of budgets.entries()) {
+    const kind = KIND_OF_STATUS[progress[index].status];
+    if (kind && (await raiseAlert(trx, budget, kind, progress[index], now))) raised = true;
   }
   return raised;
 }

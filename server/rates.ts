@@ -19,8 +19,9 @@ export interface RateService {
   /** Rates from `base` to each currency, and the currencies with no rate. */
   rates(db: Kysely<Database>, userId: number, base: string, currencies: string[], now: Date): Promise<{ rates: Map<string, Decimal>; unavailable: string[] }>;
   /**
-   * The same lookup without the provider (manual, remembered and stored rates only): what code
-   * inside a database transaction uses, so no network call ever holds a transaction open.
+   * The same lookup without a remote provider (manual, remembered and stored rates, and a local
+   * provider such as the bundled table): what code inside a database transaction uses, so no
+   * network call ever holds a transaction open.
    * Callers warm it first with the full service, before the transaction opens.
    */
   withoutProvider(): RateService;
@@ -164,7 +165,7 @@ class LayeredRateService implements RateService {
     const at = now.getTime();
     const remembered = this.remembered.get(base);
     if (remembered && at - remembered.at < this.options.ttlSeconds * 1000) return remembered.quote;
-    if (!this.mayCallProvider) return 'unreachable';
+    if (!this.mayCallProvider && !this.options.provider.local) return 'unreachable';
     const failed = this.failedAt.get(base);
     if (failed !== undefined && at - failed < (this.options.retryAfterFailureMs ?? 30_000)) return 'unreachable';
 
