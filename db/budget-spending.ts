@@ -136,19 +136,6 @@ function refundInWindow(alias: string, scope: Scope): RawBuilder<boolean> {
     and ${r}.datetime < ${scope.before})`;
 }
 
-/** The aggregation of a window, per wallet currency. */
-function spendingSql(scope: Scope): RawBuilder<{ currency: string; gross: string; refunds: string }> {
-  // The expense sum scans the (user_id, type, datetime) index; the refunds are looked up the
-  // other way round (the window's few refunds, then each original by primary key), so no
-  // expense id has to be read.
-  return sql<{ currency: string; gross: string; refunds: string }>`
-    select w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
-    from (${perWalletSql(scope)}) s
-    join wallets w on w.id = s.wallet_id
-    group by w.currency
-    order by w.currency`;
-}
-
 /** Counted expenses and refunds of one scope, summed per wallet (columns wallet_id, gross, refunds). */
 function perWalletSql(scope: Scope): RawBuilder<unknown> {
   return sql`
@@ -214,13 +201,6 @@ function oneOwner(items: BudgetInWindow[]): number {
 export async function budgetSpending(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string): Promise<CurrencySpending[]> {
   const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
   return (await spendingOfWindows(db, [{ budget, window }], zone))[0];
-}
-
-/** EXPLAIN ANALYZE of one budget's aggregation with bound parameters, one line per plan line (for the benchmark). */
-export async function budgetSpendingPlan(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow): Promise<string[]> {
-  const query = spendingSql(await scopeOf(db, budget, window));
-  const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) ${query}`.execute(db);
-  return rows.map((row) => row['QUERY PLAN']);
 }
 
 /**
