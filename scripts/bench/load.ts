@@ -79,7 +79,17 @@ export async function load(base: string, options: LoadOptions) {
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`${paths[0]}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
-  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, total: result.requests.total };
+  if (result.requests.total === 0) {
+    // nothing answered within the run: the latency is at least its length
+    const atLeast = (options.seconds ?? SECONDS) * 1000;
+    return { p50: atLeast, p99: atLeast, rps: 0, total: 0, note: 'no answer within the run' };
+  }
+  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, total: result.requests.total, note: undefined };
+}
+
+/** Waits until the service answers `path` again (the requests a run left queued have drained). */
+export async function settle(base: string, path: string, token: string): Promise<void> {
+  await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(120_000) });
 }
 
 /** Prints one row as it is measured. */
