@@ -140,7 +140,7 @@ async function seedUser(db: Kysely<Database>, app: FastifyInstance, plan: SeedPl
     for (const period of PERIOD_TYPES) budgets[period] = await seedBudgets(db, userId, period, { wallets, categories: expenseCategories, groups });
   }
   for (const table of ['transactions', 'transaction_categories', 'transfers', 'refunds', 'wallets', 'budgets', 'budget_targets']) {
-    await sql`analyze ${sql.table(table)}`.execute(db);
+    await sql`vacuum analyze ${sql.table(table)}`.execute(db);
   }
   return { ...plan, userId, email, wallets, categories: [...expenseCategories, ...incomeCategories], budgets, seedSeconds: 0 };
 }
