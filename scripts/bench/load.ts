@@ -77,7 +77,9 @@ export async function load(base: string, options: LoadOptions) {
     requests: requests as autocannon.Request[],
   });
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${paths[0]}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+    const first = requests[0] as { method: string; body?: string };
+    const sample = await fetch(`${options.url ?? base}${paths[0]}`, { method: first.method, headers, body: first.body });
+    throw new Error(`${paths[0]}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts; one again: ${sample.status} ${(await sample.text()).slice(0, 300)}`);
   }
   if (result.requests.total === 0) {
     // nothing answered within the run: the latency is at least its length

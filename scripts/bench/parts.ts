@@ -150,13 +150,13 @@ const writes: Part = async (target) => {
   }));
   const transfers = Array.from({ length: 500 }, (_, i) => ({ from_wallet_id: wallets[i % 2], to_wallet_id: wallets[(i + 1) % 2], amount: (i % 301) + 0.5 }));
   const created = await load(target.full, { paths: ['/api/v1/transactions'], token, connections: 20, amount: 1000, bodies: expenses });
-  const moved = await load(target.full, { paths: ['/api/v1/transfers'], token, connections: 20, amount: 500, bodies: transfers });
+  const moved = await load(target.full, { paths: ['/api/v1/transfer'], token, connections: 20, amount: 500, bodies: transfers });
   const off = (await (await fetch(`${target.bare}/bench/ledger?user=${userId}`)).json()) as unknown[];
   const balanced = off.length === 0;
   const note = balanced ? 'balances equal the ledger' : `wallets off their ledger: ${JSON.stringify(off)}`;
   return [
     report({ part: 'writes', name: `POST /transactions x${created.total}`, connections: 20, ...created, goal: 'correct', met: balanced, note }),
-    report({ part: 'writes', name: `POST /transfers x${moved.total}`, connections: 20, ...moved, goal: 'correct', met: balanced, note }),
+    report({ part: 'writes', name: `POST /transfer x${moved.total}`, connections: 20, ...moved, goal: 'correct', met: balanced, note }),
   ];
 };
 

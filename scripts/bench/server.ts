@@ -47,7 +47,7 @@ const writerWallets = await database.db
   .values(['A', 'B'].map((name) => ({ user_id: writer.userId, name, slug: `bench-${name}`, type: 'bank', currency: 'USD', opening_balance: '1000000' })))
   .returning('id')
   .execute();
-await database.db.updateTable('wallets').set({ balance: '1000000' }).where('user_id', '=', writer.userId).execute();
+await database.db.updateTable('wallets').set({ balance: '1000000' }).where('id', 'in', writerWallets.map((w) => w.id)).execute();
 
 const full = await app.listen({ port: 0, host: '127.0.0.1' });
 const bare = Fastify({ logger: false });
