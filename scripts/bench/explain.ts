@@ -7,6 +7,7 @@ import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
+import '../../db/connection.js'; // the app's type parsers (bigint as number, date as text)
 import type { Database } from '../../db/schema.js';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
@@ -17,7 +18,7 @@ const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the bench database');
 const url = new URL(serverUrl);
 url.pathname = `/${process.env.BENCH_DB_NAME ?? 'finance_bench'}`;
-const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+const pool = new pg.Pool({ connectionString: url.toString(), max: 4, options: '-c jit=off' }); // as db/connection.ts
 const captured: CompiledQuery[] = [];
 let capturing = false;
 const db = new Kysely<Database>({
@@ -25,7 +26,7 @@ const db = new Kysely<Database>({
   log: (event) => void (capturing && event.level === 'query' && captured.push(event.query)),
 });
 const config = { ...loadConfig({ ...process.env, DATA_DIR: path.join(tmpdir(), 'finance-bench') }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
-const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString: url.toString(), close: () => db.destroy() }, logger: false });
+const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString: url.toString(), close: () => db.destroy() }, logger: process.env.BENCH_LOG === '1' });
 
 const { rows } = await pool.query(`select seeded->>'email' as email from bench_seed where label = 'main'`);
 const login = await app.inject({ method: 'POST', url: '/api/v1/login', payload: { email: rows[0].email, password: BENCH_PASSWORD } });
@@ -35,6 +36,7 @@ capturing = true;
 const started = performance.now();
 const res = await app.inject({ method: 'GET', url: route, headers: { authorization: `Bearer ${token}` } });
 capturing = false;
+if (res.statusCode >= 400) console.log(res.body);
 console.log(`${route}: ${res.statusCode} in ${(performance.now() - started).toFixed(1)} ms, ${captured.length} statements\n`);
 for (const query of captured) {
   if (!/^\s*(select|with)/i.test(query.sql)) continue;

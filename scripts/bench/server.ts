@@ -4,7 +4,7 @@
 // fastify app: GET /bare/user runs the same SQL as GET /api/v1/user with no validation, auth
 // or envelope code, and GET /bench/ledger?user= lists the user's wallets whose balance is off
 // their ledger. Prints one JSON line (addresses, tokens, seeded users), then serves until SIGTERM.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
@@ -24,7 +24,9 @@ const dataDir = process.env.BENCH_DATA_DIR ?? path.join(tmpdir(), 'finance-bench
 mkdirSync(dataDir, { recursive: true });
 const config = { ...loadConfig({ ...process.env, DATA_DIR: dataDir }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
 const databaseUrl = config.databaseUrl ? await benchDatabase(config.databaseUrl) : undefined;
-const database = await openDatabase({ databaseUrl, dataDir: databaseUrl ? undefined : path.join(dataDir, 'embedded'), poolSize: 20 });
+const embeddedDir = path.join(dataDir, 'embedded');
+if (!databaseUrl && process.env.BENCH_RESEED === '1') rmSync(embeddedDir, { recursive: true, force: true });
+const database = await openDatabase({ databaseUrl, dataDir: databaseUrl ? undefined : embeddedDir, poolSize: 20 });
 await migrateToLatest(database.db);
 const app = await buildApp({ config, database, logger: false });
 
