@@ -125,22 +125,30 @@ export async function dimensionSums(db: Kysely<Database>, window: StatsWindow): 
 
 /**
  * The largest transaction of each type in each wallet (the caller converts and compares; ties
- * go to the lowest id): one index-only scan of the window sorted by (type, wallet, amount), then
- * the few winners' description and first category by primary key.
+ * go to the lowest id): the maxima by hash aggregation over the window's index-only scan, the
+ * rows holding them by a second such scan hash-joined to the maxima (no sort of the window),
+ * then the few winners' description and first category by primary key.
  */
 export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow): Promise<LargestRow[]> {
   const { rows } = await sql<any>`
-    select top.id, top.type, w.currency, top.amount, x.description, x.datetime,
-           (select c.name from categories c
-            where c.id = (select min(tc.category_id) from transaction_categories tc where tc.transaction_id = top.id)) as category
-    from (
-      select distinct on (t.type, t.wallet_id) t.id, t.type, t.wallet_id, t.amount
+    with top as (
+      select t.type, t.wallet_id, max(t.amount) as amount
       from transactions t
       where ${windowRows(window)}
-      order by t.type, t.wallet_id, t.amount desc, t.id
-    ) top
-    join wallets w on w.id = top.wallet_id
-    join transactions x on x.id = top.id`.execute(db);
+      group by 1, 2
+    ), winner as (
+      select min(t.id) as id, t.type, t.wallet_id, t.amount
+      from transactions t
+      join top on top.type = t.type and top.wallet_id = t.wallet_id and top.amount = t.amount
+      where ${windowRows(window)}
+      group by 2, 3, 4
+    )
+    select winner.id, winner.type, w.currency, winner.amount, x.description, x.datetime,
+           (select c.name from categories c
+            where c.id = (select min(tc.category_id) from transaction_categories tc where tc.transaction_id = winner.id)) as category
+    from winner
+    join wallets w on w.id = winner.wallet_id
+    join transactions x on x.id = winner.id`.execute(db);
   return rows.map((row) => ({ ...row, id: Number(row.id), amount: String(row.amount) }));
 }
 
