@@ -16,7 +16,7 @@ import type { BudgetProgress } from '../domain/budget-progress.js';
 import { Decimal } from '../domain/money.js';
 import { DELIVER_EMAILS_JOB } from '../server/mail.js';
 import type { AppServices } from '../server/services.js';
-import { progressOfBudget, userTimeZoneOrUtc } from './budget-spending.js';
+import { progressOfBudgets, userTimeZoneOrUtc, warmBudgetRates, withoutProvider } from './budget-spending.js';
 import { selectBudgets, type BudgetRow } from './budgets.js';
 import { notifyUser } from './notification-delivery.js';
 import type { BudgetAlertKind, Database } from './schema.js';
@@ -41,8 +41,16 @@ export type AlertBudgets = (trx: Transaction<Database>, userId: number, transact
  * Runs `write` (which commits its own database transaction), handing it `alert` to call after
  * each transaction it writes; once `write` has returned, nudges e-mail delivery if any alert
  * was raised. A write that throws nudges nothing: its alerts were rolled back with it.
+ * With `writer` (the one user whose records `write` changes), the rates the user's budgets
+ * convert with are resolved first, before any transaction opens (alerts never call the provider).
  */
-export async function withBudgetAlerts<T>(services: AppServices, log: FastifyBaseLogger | undefined, write: (alert: AlertBudgets) => Promise<T>): Promise<T> {
+export async function withBudgetAlerts<T>(
+  services: AppServices,
+  log: FastifyBaseLogger | undefined,
+  write: (alert: AlertBudgets) => Promise<T>,
+  writer?: { db: Kysely<Database>; userId: number },
+): Promise<T> {
+  if (writer) await warmBudgetRates(writer.db, services, writer.userId);
   let raised = false;
   const result = await write(async (trx, userId, transactionId) => {
     if (await alertBudgetsAfterWrite(trx, services, userId, transactionId, log)) raised = true;
@@ -64,7 +72,7 @@ export async function alertBudgetsAfterWrite(
 ): Promise<boolean> {
   await sql`savepoint budget_alerts`.execute(trx);
   try {
-    const raised = await alertBudgets(trx, services, userId, transactionId);
+    const raised = await alertBudgets(trx, withoutProvider(services), userId, transactionId);
     await sql`release savepoint budget_alerts`.execute(trx);
     return raised;
   } catch (error) {
@@ -82,10 +90,10 @@ async function alertBudgets(trx: Transaction<Database>, services: AppServices, u
   const now = services.now();
   const zone = await userTimeZoneOrUtc(trx, userId);
   let raised = false;
-  for (const budget of budgets) {
-    const progress = await progressOfBudget(trx, services, budget, now, zone);
-    const kind = KIND_OF_STATUS[progress.status];
-    if (kind && (await raiseAlert(trx, budget, kind, progress, now))) raised = true;
+  const progress = await progressOfBudgets(trx, services, budgets, now, zone);
+  for (const [index, budget] of budgets.entries()) {
+    const kind = KIND_OF_STATUS[progress[index].status];
+    if (kind && (await raiseAlert(trx, budget, kind, progress[index], now))) raised = true;
   }
   return raised;
 }

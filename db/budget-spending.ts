@@ -47,57 +47,81 @@ export async function userToday(db: Kysely<Database>, userId: number, now: Date,
   return dayIn(now, timeZone ?? (await userTimeZoneOrUtc(db, userId)));
 }
 
-export async function liveTargets(db: Kysely<Database>, budget: Pick<BudgetRef, 'id' | 'user_id'>): Promise<LiveTargets> {
+/** The live targets of each of the user's budgets, in one query. */
+export async function liveTargetsOf(db: Kysely<Database>, userId: number, budgetIds: number[]): Promise<Map<number, LiveTargets>> {
+  const targets = new Map<number, LiveTargets>(budgetIds.map((id) => [id, { categoryIds: [], groupIds: [], walletIds: [] }]));
+  if (budgetIds.length === 0) return targets;
   const rows = await db
     .selectFrom('budget_targets as bt')
     .leftJoin('categories as c', (join) => join.onRef('c.id', '=', 'bt.category_id').on('c.deleted_at', 'is', null))
     .leftJoin('groups as g', (join) => join.onRef('g.id', '=', 'bt.group_id').on('g.deleted_at', 'is', null))
     .leftJoin('wallets as w', (join) => join.onRef('w.id', '=', 'bt.wallet_id').on('w.deleted_at', 'is', null))
-    .select(['c.id as category_id', 'g.id as group_id', 'w.id as wallet_id'])
-    .where('bt.budget_id', '=', budget.id)
-    .where('bt.user_id', '=', budget.user_id)
+    .select(['bt.budget_id', 'c.id as category_id', 'g.id as group_id', 'w.id as wallet_id'])
+    .where('bt.budget_id', 'in', budgetIds)
+    .where('bt.user_id', '=', userId)
     .execute();
-  const ids = (key: 'category_id' | 'group_id' | 'wallet_id') => rows.flatMap((row) => (row[key] === null ? [] : [Number(row[key])]));
-  return { categoryIds: ids('category_id'), groupIds: ids('group_id'), walletIds: ids('wallet_id') };
+  for (const row of rows) {
+    const of = targets.get(Number(row.budget_id))!;
+    if (row.category_id !== null) of.categoryIds.push(Number(row.category_id));
+    if (row.group_id !== null) of.groupIds.push(Number(row.group_id));
+    if (row.wallet_id !== null) of.walletIds.push(Number(row.wallet_id));
+  }
+  return targets;
 }
 
-/** What a window's SQL needs: the owner, the instants bounding the local days, the targets. */
+export async function liveTargets(db: Kysely<Database>, budget: Pick<BudgetRef, 'id' | 'user_id'>): Promise<LiveTargets> {
+  return (await liveTargetsOf(db, budget.user_id, [budget.id])).get(budget.id)!;
+}
+
+/**
+ * What a window's SQL needs, as SQL expressions: the owner, the instants bounding the local
+ * days, the live target ids (bigint[] each). One budget binds them as parameters (scopeOf);
+ * many budgets at once take them from a row per budget (progressOfBudgets).
+ */
 interface Scope {
   userId: number;
-  from: Date;
-  before: Date;
-  targets: LiveTargets;
+  from: RawBuilder<Date>;
+  before: RawBuilder<Date>;
+  walletIds: RawBuilder<unknown>;
+  groupIds: RawBuilder<unknown>;
+  categoryIds: RawBuilder<unknown>;
+}
+
+function boundScope(userId: number, from: Date, before: Date, targets: LiveTargets): Scope {
+  return {
+    userId,
+    from: sql<Date>`${from}::timestamptz`,
+    before: sql<Date>`${before}::timestamptz`,
+    walletIds: sql`${targets.walletIds}::bigint[]`,
+    groupIds: sql`${targets.groupIds}::bigint[]`,
+    categoryIds: sql`${targets.categoryIds}::bigint[]`,
+  };
 }
 
 async function scopeOf(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string): Promise<Scope> {
   const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
-  return {
-    userId: budget.user_id,
-    from: startOfDay(window.start, zone),
-    before: startOfNextDay(window.end, zone),
-    targets: await liveTargets(db, budget),
-  };
+  return boundScope(budget.user_id, startOfDay(window.start, zone), startOfNextDay(window.end, zone), await liveTargets(db, budget));
 }
 
-/** `alias` is a transaction the budget counts: a live expense in the window matching a target. */
+/**
+ * `alias` is a transaction the budget counts: a live expense in the window matching a live
+ * target, any when there is none. (With bound parameters PostgreSQL folds the cardinality
+ * tests at planning, so an absent kind of target costs nothing per row.)
+ */
 function countedExpense(alias: string, scope: Scope): RawBuilder<boolean> {
   const t = sql.table(alias);
-  const { categoryIds, groupIds, walletIds } = scope.targets;
-  const matches: RawBuilder<unknown>[] = [];
-  if (walletIds.length) matches.push(sql`${t}.wallet_id = any(${walletIds}::bigint[])`);
-  if (groupIds.length) matches.push(sql`${t}.group_id = any(${groupIds}::bigint[])`);
-  if (categoryIds.length) {
-    matches.push(sql`exists (select 1 from transaction_categories tc
-      where tc.transaction_id = ${t}.id and tc.category_id = any(${categoryIds}::bigint[]))`);
-  }
-  const targetFilter = matches.length ? sql`and (${sql.join(matches, sql` or `)})` : sql``;
+  const { walletIds, groupIds, categoryIds } = scope;
   return sql<boolean>`(${t}.user_id = ${scope.userId}
     and ${t}.type = 'expense'
     and ${t}.deleted_at is null
     and ${t}.transfer_id is null
     and ${t}.datetime >= ${scope.from}
     and ${t}.datetime < ${scope.before}
-    ${targetFilter})`;
+    and (cardinality(${walletIds}) + cardinality(${groupIds}) + cardinality(${categoryIds}) = 0
+      or ${t}.wallet_id = any(${walletIds})
+      or ${t}.group_id = any(${groupIds})
+      or (cardinality(${categoryIds}) > 0 and exists (select 1 from transaction_categories tc
+        where tc.transaction_id = ${t}.id and tc.category_id = any(${categoryIds})))))`;
 }
 
 /** `alias` is a live refund (an income marked as one) dated in the window; its original is `t`. */
@@ -112,14 +136,9 @@ function refundInWindow(alias: string, scope: Scope): RawBuilder<boolean> {
     and ${r}.datetime < ${scope.before})`;
 }
 
-/** The aggregation of a window, per wallet currency. */
-function spendingSql(scope: Scope): RawBuilder<{ currency: string; gross: string; refunds: string }> {
-  // The expense sum scans the (user_id, type, datetime) index; the refunds are looked up the
-  // other way round (the window's few refunds, then each original by primary key), so no
-  // expense id has to be read.
-  return sql<{ currency: string; gross: string; refunds: string }>`
-    select w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
-    from (
+/** Counted expenses and refunds of one scope, summed per wallet (columns wallet_id, gross, refunds). */
+function perWalletSql(scope: Scope): RawBuilder<unknown> {
+  return sql`
       select t.wallet_id, sum(t.amount) as gross, 0::numeric as refunds
       from transactions t
       where ${countedExpense('t', scope)}
@@ -129,27 +148,59 @@ function spendingSql(scope: Scope): RawBuilder<{ currency: string; gross: string
       from transactions r
       join transactions t on t.id = r.refund_of_transaction_id
       where ${refundInWindow('r', scope)} and ${countedExpense('t', scope)}
-      group by r.wallet_id
-    ) s
-    join wallets w on w.id = s.wallet_id
-    group by w.currency
-    order by w.currency`;
+      group by r.wallet_id`;
+}
+
+/** A budget and one of its windows, as the many-budget functions take them. */
+export interface BudgetInWindow {
+  budget: BudgetRef;
+  window: BudgetWindow;
 }
 
 /**
- * One indexed SQL aggregation: counted expenses and refunds of counted expenses dated in the
- * window, summed per wallet currency.
+ * Each item's counted expenses and refunds of counted expenses dated in its window, summed
+ * per wallet currency: one SQL aggregation for all of them (a row per item, each scanned
+ * laterally over the (user_id, type, datetime) index). The items are one user's.
  */
-export async function budgetSpending(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string): Promise<CurrencySpending[]> {
-  const { rows } = await spendingSql(await scopeOf(db, budget, window, timeZone)).execute(db);
-  return rows.map((row) => ({ currency: row.currency, gross: String(row.gross), refunds: String(row.refunds) }));
+export async function spendingOfWindows(db: Kysely<Database>, items: BudgetInWindow[], timeZone: string): Promise<CurrencySpending[][]> {
+  if (items.length === 0) return [];
+  const userId = oneOwner(items);
+  const targets = await liveTargetsOf(db, userId, items.map((item) => item.budget.id));
+  const rows = items.map(({ budget, window }, index) => {
+    const of = targets.get(budget.id)!;
+    return {
+      item: index,
+      from_at: startOfDay(window.start, timeZone).toISOString(),
+      before_at: startOfNextDay(window.end, timeZone).toISOString(),
+      wallet_ids: of.walletIds,
+      group_ids: of.groupIds,
+      category_ids: of.categoryIds,
+    };
+  });
+  const scope: Scope = { userId, from: sql<Date>`b.from_at`, before: sql<Date>`b.before_at`, walletIds: sql`b.wallet_ids`, groupIds: sql`b.group_ids`, categoryIds: sql`b.category_ids` };
+  const { rows: sums } = await sql<{ item: number; currency: string; gross: string; refunds: string }>`
+    select b.item, w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      as b(item int, from_at timestamptz, before_at timestamptz, wallet_ids bigint[], group_ids bigint[], category_ids bigint[])
+    cross join lateral (${perWalletSql(scope)}) s
+    join wallets w on w.id = s.wallet_id
+    group by b.item, w.currency
+    order by b.item, w.currency`.execute(db);
+  const spending: CurrencySpending[][] = items.map(() => []);
+  for (const row of sums) spending[row.item].push({ currency: row.currency, gross: String(row.gross), refunds: String(row.refunds) });
+  return spending;
 }
 
-/** EXPLAIN ANALYZE of budgetSpending's query, one line per plan line (for the benchmark). */
-export async function budgetSpendingPlan(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow): Promise<string[]> {
-  const query = spendingSql(await scopeOf(db, budget, window));
-  const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) ${query}`.execute(db);
-  return rows.map((row) => row['QUERY PLAN']);
+function oneOwner(items: BudgetInWindow[]): number {
+  const userId = items[0].budget.user_id;
+  if (items.some((item) => item.budget.user_id !== userId)) throw new Error('budgets of one user only');
+  return userId;
+}
+
+/** One budget's spending in one window (see spendingOfWindows). */
+export async function budgetSpending(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string): Promise<CurrencySpending[]> {
+  const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
+  return (await spendingOfWindows(db, [{ budget, window }], zone))[0];
 }
 
 /**
@@ -166,26 +217,87 @@ export async function ratesInto(db: Kysely<Database>, services: AppServices, use
 }
 
 /**
- * rollover_in of a window: with rollover enabled, the rollover_out of the latest closed window
- * that ended before this one starts (the previous window, once the close job has run); else "0".
+ * Resolves, provider allowed, every rate the user's active budgets may convert with (each
+ * budget currency from each live wallet currency). Write paths run it before their database
+ * transaction opens; inside it, budget code converts with withoutProvider(services), which
+ * finds these rates remembered or stored and never makes a network call.
  */
-export async function rolloverInFor(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow): Promise<string> {
-  if (!budget.rollover_enabled || previousWindow(budget, window) === null) return '0';
-  const state = await db
-    .selectFrom('budget_period_states')
-    .select('rollover_out')
-    .where('budget_id', '=', budget.id)
-    .where('user_id', '=', budget.user_id)
-    .where('period_end', '<', window.start)
-    .where('closed_at', 'is not', null)
-    .where('deleted_at', 'is', null)
-    .orderBy('period_end', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return state ? String(state.rollover_out) : '0';
+export async function warmBudgetRates(db: Kysely<Database>, services: AppServices, userId: number): Promise<void> {
+  const [budgets, wallets] = await Promise.all([
+    db.selectFrom('budgets').select('currency').distinct().where('user_id', '=', userId).where('deleted_at', 'is', null).where('is_active', '=', true).execute(),
+    db.selectFrom('wallets').select('currency').distinct().where('user_id', '=', userId).where('deleted_at', 'is', null).execute(),
+  ]);
+  if (budgets.length === 0) return;
+  const targets = budgets.map((row) => row.currency);
+  for (const { currency } of wallets) await services.rates.rates(db, userId, currency, targets, services.now());
 }
 
-/** The exact numbers of an explicit window (close-period and the close job); `today` decides the projection. */
+/** The services with a rate lookup that never calls the provider: for code inside a database transaction. */
+export function withoutProvider(services: AppServices): AppServices {
+  return { ...services, rates: services.rates.withoutProvider() };
+}
+
+/**
+ * rollover_in of each item's window: with rollover enabled, the rollover_out of the latest
+ * closed window that ended before this one starts (the previous window, once the close job
+ * has run); else "0". One query for all of them.
+ */
+export async function rolloversIn(db: Kysely<Database>, items: BudgetInWindow[]): Promise<string[]> {
+  const rolling = items.flatMap(({ budget, window }, index) =>
+    budget.rollover_enabled && previousWindow(budget, window) !== null ? [{ item: index, budget_id: budget.id, window_start: window.start }] : [],
+  );
+  const rollovers = items.map(() => '0');
+  if (rolling.length === 0) return rollovers;
+  const { rows } = await sql<{ item: number; rollover_out: string }>`
+    select b.item, s.rollover_out::text as rollover_out
+    from jsonb_to_recordset(${JSON.stringify(rolling)}::jsonb) as b(item int, budget_id bigint, window_start date)
+    cross join lateral (
+      select p.rollover_out from budget_period_states p
+      where p.budget_id = b.budget_id and p.user_id = ${oneOwner(items)} and p.period_end < b.window_start
+        and p.closed_at is not null and p.deleted_at is null
+      order by p.period_end desc
+      limit 1
+    ) s`.execute(db);
+  for (const row of rows) rollovers[row.item] = String(row.rollover_out);
+  return rollovers;
+}
+
+export async function rolloverInFor(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow): Promise<string> {
+  return (await rolloversIn(db, [{ budget, window }]))[0];
+}
+
+/**
+ * The exact numbers of each item's window; `today` decides the projection. A constant number
+ * of queries however many items: targets, spending, rollovers, and one rate lookup per
+ * budget currency.
+ */
+export async function numbersOfWindows(db: Kysely<Database>, services: AppServices, items: BudgetInWindow[], today: string, timeZone: string): Promise<BudgetNumbers[]> {
+  if (items.length === 0) return [];
+  const [spending, rollovers] = await Promise.all([spendingOfWindows(db, items, timeZone), rolloversIn(db, items)]);
+  const userId = oneOwner(items);
+  const ratesByCurrency = new Map<string, Map<string, string | null>>();
+  for (const currency of new Set(items.map((item) => item.budget.currency))) {
+    const from = items.flatMap((item, index) => (item.budget.currency === currency ? spending[index].map((row) => row.currency) : []));
+    ratesByCurrency.set(currency, await ratesInto(db, services, userId, currency, from));
+  }
+  return items.map(({ budget, window }, index) =>
+    budgetNumbers({
+      budget: {
+        amount: String(budget.amount),
+        currency: budget.currency,
+        threshold_percent: budget.threshold_percent,
+        forecast_alerts_enabled: budget.forecast_alerts_enabled,
+      },
+      window,
+      today,
+      rolloverIn: rollovers[index],
+      spending: spending[index],
+      rates: ratesByCurrency.get(budget.currency)!,
+    }),
+  );
+}
+
+/** The exact numbers of an explicit window (close-period and the close job). */
 export async function numbersInWindow(
   db: Kysely<Database>,
   services: AppServices,
@@ -194,21 +306,8 @@ export async function numbersInWindow(
   today: string,
   timeZone?: string,
 ): Promise<BudgetNumbers> {
-  const [spending, rolloverIn] = await Promise.all([budgetSpending(db, budget, window, timeZone), rolloverInFor(db, budget, window)]);
-  const rates = await ratesInto(db, services, budget.user_id, budget.currency, spending.map((row) => row.currency));
-  return budgetNumbers({
-    budget: {
-      amount: String(budget.amount),
-      currency: budget.currency,
-      threshold_percent: budget.threshold_percent,
-      forecast_alerts_enabled: budget.forecast_alerts_enabled,
-    },
-    window,
-    today,
-    rolloverIn,
-    spending,
-    rates,
-  });
+  const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
+  return (await numbersOfWindows(db, services, [{ budget, window }], today, zone))[0];
 }
 
 /** The progress of an explicit window, as the API shows it. */
@@ -223,11 +322,17 @@ export async function progressInWindow(
   return progressJson(await numbersInWindow(db, services, budget, window, today, timeZone));
 }
 
-/** The progress of the window containing the user's local today at `now` (for responses). */
-export async function progressOfBudget(db: Kysely<Database>, services: AppServices, budget: BudgetRef, now: Date, timeZone?: string): Promise<BudgetProgress> {
-  const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
+/** The progress of each budget's window containing the user's local today at `now` (for responses); budgets of one user. */
+export async function progressOfBudgets(db: Kysely<Database>, services: AppServices, budgets: BudgetRef[], now: Date, timeZone?: string): Promise<BudgetProgress[]> {
+  if (budgets.length === 0) return [];
+  const zone = timeZone ?? (await userTimeZoneOrUtc(db, budgets[0].user_id));
   const today = dayIn(now, zone);
-  return progressInWindow(db, services, budget, currentWindow(budget, today), today, zone);
+  const items = budgets.map((budget) => ({ budget, window: currentWindow(budget, today) }));
+  return (await numbersOfWindows(db, services, items, today, zone)).map(progressJson);
+}
+
+export async function progressOfBudget(db: Kysely<Database>, services: AppServices, budget: BudgetRef, now: Date, timeZone?: string): Promise<BudgetProgress> {
+  return (await progressOfBudgets(db, services, [budget], now, timeZone))[0];
 }
 
 /** A row of countedTransactionsQuery. */

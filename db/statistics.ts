@@ -1,11 +1,10 @@
 // The SQL aggregations behind GET /stats. Every query groups the caller's live, non-transfer
-// transactions of a date window in PostgreSQL (over the (user_id, type, datetime) and
-// (user_id, datetime) indexes) and returns sums per wallet currency as exact decimal strings;
+// transactions of a date window in PostgreSQL (index-only scans of the live-window index,
+// migration 013) and returns sums per wallet currency as exact decimal strings;
 // no transaction is loaded into JS.
 // Conversion into the user's currency happens afterwards, on these few sums.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
-import { addDays } from '../domain/stats-periods.js';
 import type { Database, TransactionIntent } from './schema.js';
 
 export interface StatsWindow {
@@ -71,24 +70,20 @@ const toSum = (row: any): CurrencySum => ({ type: row.type, currency: row.curren
 
 /**
  * Sums per type, wallet and calendar day (in `timeZone`) from `firstDay` to `lastDay`, split at
- * `now`. One index-only scan of (user_id, type, datetime) per day and type: no large sort.
+ * `now`: one index-only scan of the live-window index (013) and a hash aggregation.
  */
 export async function dailySums(db: Kysely<Database>, window: StatsWindow, days: { first: string; last: string }, timeZone: string, now: Date): Promise<DailySum[]> {
-  const dayList: string[] = [];
-  for (let day = days.first; day <= days.last; day = addDays(day, 1)) dayList.push(day);
   const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
   const { rows } = await sql<any>`
-    select d.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
-    from unnest(${dayList}::date[]) as d(day)
-    cross join (values ('income'), ('expense')) as kind(type)
-    cross join lateral (
-      select t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
+    select x.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
+    from (
+      select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
       from transactions t
-      where t.user_id = ${window.userId} and t.type = kind.type and t.deleted_at is null and t.transfer_id is null
-        and t.datetime >= (d.day::timestamp at time zone ${timeZone})
-        and t.datetime < ((d.day + 1)::timestamp at time zone ${timeZone})
+      where t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
+        and t.datetime >= (${days.first}::date::timestamp at time zone ${timeZone})
+        and t.datetime < ((${days.last}::date + 1)::timestamp at time zone ${timeZone})
         ${walletFilter}
-      group by 1, 2, 3
+      group by 1, 2, 3, 4
     ) x
     join wallets w on w.id = x.wallet_id`.execute(db);
   return rows.map((row) => ({ ...toSum(row), walletId: Number(row.wallet_id), walletName: row.wallet_name, day: row.day, past: row.past }));
@@ -103,20 +98,21 @@ export interface DimensionSums {
 }
 
 /**
- * Sums per type, currency, first category (the lowest linked id), party and intent in one
- * pass; each list repeats a key once per combination, and the views add them up.
+ * Sums per type, wallet (so currency), first category (the lowest linked id), party and intent
+ * in one pass over the window's index-only scan, joined to the names after aggregating; each
+ * list repeats a key once per combination, and the views add them up.
  */
 export async function dimensionSums(db: Kysely<Database>, window: StatsWindow): Promise<DimensionSums> {
   const { rows } = await sql<any>`
-    select d.*, c.name as category_name, c.slug as category_slug, p.name as party_name
+    select d.*, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
-      select t.type, w.currency, first_category.id as category_id, t.party_id, t.intent, sum(t.amount) as total, count(*) as count
+      select t.type, t.wallet_id, first_category.id as category_id, t.party_id, t.intent, sum(t.amount) as total, count(*) as count
       from transactions t
-      join wallets w on w.id = t.wallet_id
       cross join lateral (select min(tc.category_id) as id from transaction_categories tc where tc.transaction_id = t.id) first_category
       where ${windowRows(window)}
       group by 1, 2, 3, 4, 5
     ) d
+    join wallets w on w.id = d.wallet_id
     left join categories c on c.id = d.category_id
     left join parties p on p.id = d.party_id`.execute(db);
   const id = (value: unknown) => (value === null ? null : Number(value));
@@ -128,28 +124,31 @@ export async function dimensionSums(db: Kysely<Database>, window: StatsWindow): 
 }
 
 /**
- * The largest transaction of each type in each wallet (the caller converts and compares): the
- * maxima by hash aggregation, then one index scan per wallet and type for the row itself.
+ * The largest transaction of each type in each wallet (the caller converts and compares; ties
+ * go to the lowest id): the maxima by hash aggregation over the window's index-only scan, the
+ * rows holding them by a second such scan hash-joined to the maxima (no sort of the window),
+ * then the few winners' description and first category by primary key.
  */
 export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow): Promise<LargestRow[]> {
   const { rows } = await sql<any>`
-    select x.id, top.type, w.currency, top.amount, x.description, x.datetime,
-           (select c.name from categories c
-            where c.id = (select min(tc.category_id) from transaction_categories tc where tc.transaction_id = x.id)) as category
-    from (
+    with top as (
       select t.type, t.wallet_id, max(t.amount) as amount
       from transactions t
       where ${windowRows(window)}
       group by 1, 2
-    ) top
-    join wallets w on w.id = top.wallet_id
-    cross join lateral (
-      select t.id, t.description, t.datetime
+    ), winner as (
+      select min(t.id) as id, t.type, t.wallet_id, t.amount
       from transactions t
-      where ${windowRows(window)} and t.type = top.type and t.wallet_id = top.wallet_id and t.amount = top.amount
-      order by t.id
-      limit 1
-    ) x`.execute(db);
+      join top on top.type = t.type and top.wallet_id = t.wallet_id and top.amount = t.amount
+      where ${windowRows(window)}
+      group by 2, 3, 4
+    )
+    select winner.id, winner.type, w.currency, winner.amount, x.description, x.datetime,
+           (select c.name from categories c
+            where c.id = (select min(tc.category_id) from transaction_categories tc where tc.transaction_id = winner.id)) as category
+    from winner
+    join wallets w on w.id = winner.wallet_id
+    join transactions x on x.id = winner.id`.execute(db);
   return rows.map((row) => ({ ...row, id: Number(row.id), amount: String(row.amount) }));
 }
 

@@ -73,6 +73,7 @@ async function runOnce(ctx: ActionCtx, action: AgentAction, payload: JsonObject 
         const row = await trx.selectFrom('agent_actions').selectAll().where('id', '=', locked.id).executeTakeFirstOrThrow();
         return { action: row, executed: true };
       }),
+      { db: ctx.db, userId: ctx.user.id },
     );
   } catch (error) {
     const problem = error instanceof HttpError ? error : new HttpError(422, 'The action could not be completed.');

@@ -2,7 +2,7 @@
 // read-only feed of period states. The scheduled closing of ended windows is
 // jobs/close-budget-periods.ts; both write through db/budget-period-states.ts.
 import { closeWindow, selectPeriodStates } from '../db/budget-period-states.js';
-import { userToday } from '../db/budget-spending.js';
+import { userToday, warmBudgetRates, withoutProvider } from '../db/budget-spending.js';
 import { lockLiveBudget } from '../db/budgets.js';
 import { feedPage } from '../db/feed.js';
 import { currentWindow } from '../domain/budget-periods.js';
@@ -21,15 +21,17 @@ export const budgetPeriodHandlers = {
     const found = await ownedOr404(db, 'budgets', user.id, ctx.params.id, 'Budget');
     if (!found.rollover_enabled) throw rolloverDisabled();
     const now = services.now();
+    await warmBudgetRates(db, services, user.id);
+    const offline = withoutProvider(services); // no rate is fetched once the transaction is open
     const stateId = await db.transaction().execute(async (trx) => {
       // the close job takes the same lock, so a window is never closed twice at once
       const budget = await lockLiveBudget(trx, user.id, found.id);
       if (!budget) throw notFound('Budget');
       if (!budget.rollover_enabled) throw rolloverDisabled();
       // windows that ended unclosed first, so this one receives their rollover
-      await closeEndedWindowsOf(trx, services, budget, now);
+      await closeEndedWindowsOf(trx, offline, budget, now);
       const today = await userToday(trx, user.id, now);
-      return closeWindow(trx, services, budget, currentWindow(budget, today), today, now);
+      return closeWindow(trx, offline, budget, currentWindow(budget, today), today, now);
     });
     const state = await selectPeriodStates(db, user.id).where('budget_period_states.id', '=', stateId).executeTakeFirstOrThrow();
     return ok(toBudgetPeriodState(state), 'Budget period closed');

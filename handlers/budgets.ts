@@ -3,7 +3,7 @@
 // a set) and its progress, computed for every response by db/budget-spending.ts. Closing
 // windows and the period-state feed are in budget-periods.ts.
 import type { Kysely } from 'kysely';
-import { countedTransactionsQuery, progressOfBudget, ratesInto, userTimeZoneOrUtc } from '../db/budget-spending.js';
+import { countedTransactionsQuery, progressOfBudget, progressOfBudgets, ratesInto, userTimeZoneOrUtc } from '../db/budget-spending.js';
 import { invalidTargets, replaceTargets, selectBudgets, targetsOf, uniqueTargets, type BudgetRow, type TargetInput } from '../db/budgets.js';
 import { pageMeta, pageOffset } from '../db/feed.js';
 import type { BudgetPeriodType, Database } from '../db/schema.js';
@@ -40,12 +40,12 @@ interface PresentCtx {
   services: AppServices;
 }
 
-/** Budgets as views: their live targets (one query for all) and their current progress. */
+/** Budgets as views: their live targets and their current progress, in a constant number of queries for the page. */
 async function present(ctx: PresentCtx, rows: BudgetRow[]): Promise<BudgetView[]> {
   const { db, services, user } = ctx;
   const now = services.now();
   const [targets, zone] = await Promise.all([targetsOf(db, user.id, rows.map((row) => row.id)), userTimeZoneOrUtc(db, user.id)]);
-  const progress = await Promise.all(rows.map((row) => progressOfBudget(db, services, row, now, zone)));
+  const progress = await progressOfBudgets(db, services, rows, now, zone);
   return rows.map((row, index) => toBudget(row, targets.get(row.id) ?? [], progress[index]));
 }
 

@@ -160,7 +160,7 @@ export const importSessionHandlers = {
       const balances = statementBalancesOf(session);
       for (const item of body.accepted) outcomes.push(await confirmItem({ db, userId: user.id, session, balances, request: body, timeZone, now: services.now(), alert }, item));
       return outcomes;
-    });
+    }, { db, userId: user.id });
     const count = (status: ItemOutcome['status']) => results.filter((result) => result.status === status).length;
     const [createdCount, alreadyCount, skippedCount, failedCount] = [count('created'), count('already_imported'), count('skipped_duplicate'), count('failed')];
     if (createdCount > 0) {

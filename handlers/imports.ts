@@ -92,7 +92,7 @@ export const importHandlers = {
         outcomes.push(await fixRow(ctx, params.id, item, { userId: user.id, now: services.now(), timeZone, alert }));
       }
       return outcomes;
-    });
+    }, { db, userId: user.id });
     const fixed = results.filter((r) => r.status === 'fixed').length;
     const data = { import: toFileImport(await importOr404(db, user.id, params.id)), fixed_count: fixed, failed_count: results.length - fixed, results };
     return ok(data, fixed === results.length ? 'Operation successful' : 'Some rows could not be fixed.');

@@ -41,6 +41,7 @@ export const refundHandlers = {
     try {
       const refundId = await withBudgetAlerts(services, ctx.log, (alert) =>
         db.transaction().execute((trx) => markRefund(trx, user.id, params.id, body.refunded_transaction_id ?? null, clientId, services.now(), alert)),
+        { db, userId: user.id },
       );
       return ok(toRefund((await refunds.load(db, user.id, refundId))!), 'Transaction marked as refund');
     } catch (error) {
@@ -68,6 +69,7 @@ export const refundHandlers = {
         // the expense it refunded counts in full again
         await alert(trx, user.id, income.id);
       }),
+      { db, userId: user.id },
     );
     return done('Refund flag removed');
   },

@@ -102,6 +102,7 @@ export const transactionHandlers = {
           return id;
         }),
       ),
+      { db: ctx.db, userId: user.id },
     );
     return { ...result, data: await presentOne(ctx, result.data) };
   },
@@ -125,6 +126,7 @@ export const transactionHandlers = {
           await alert(trx, user.id, row.id);
         }),
       ),
+      { db: ctx.db, userId: user.id },
     );
     return { ...result, data: await presentOne(ctx, result.data) };
   },
@@ -141,6 +143,7 @@ export const transactionHandlers = {
         // deleting a refund gives its expense's budgets the refunded amount back
         (trx, row) => alert(trx, ctx.user.id, row.id),
       ),
+      { db: ctx.db, userId: ctx.user.id },
     ),
 
   uploadTransactionFiles: async (ctx: HandlerContext<'uploadTransactionFiles'>) => {

@@ -10,7 +10,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { closeWindow, latestState } from '../db/budget-period-states.js';
-import { userTimeZoneOrUtc } from '../db/budget-spending.js';
+import { userTimeZoneOrUtc, warmBudgetRates, withoutProvider } from '../db/budget-spending.js';
 import { lockLiveBudget, type BudgetRow } from '../db/budgets.js';
 import type { Database } from '../db/schema.js';
 import { endedWindows, type BudgetWindow } from '../domain/budget-periods.js';
@@ -61,10 +61,11 @@ export async function closeEndedWindows(db: Kysely<Database>, services: AppServi
 }
 
 async function closeBudget(db: Kysely<Database>, services: AppServices, userId: number, budgetId: number): Promise<number> {
+  await warmBudgetRates(db, services, userId); // no rate is fetched once the transaction is open
   return db.transaction().execute(async (trx) => {
     const budget = await lockLiveBudget(trx, userId, budgetId, true);
     if (!budget || !budget.is_active || !budget.rollover_enabled) return 0; // another worker holds it, or it changed
-    return closeEndedWindowsOf(trx, services, budget, services.now());
+    return closeEndedWindowsOf(trx, withoutProvider(services), budget, services.now());
   });
 }
 

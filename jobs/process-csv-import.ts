@@ -76,7 +76,7 @@ export async function processImport(ctx: JobContext, importId: number): Promise<
       const step = await db.transaction().execute((trx) => importBatch(trx, importId, rows, { ...writeCtx, now: services.now(), alert }, log));
       if (step !== 'more') break;
     }
-  });
+  }, { db, userId: head.user_id });
   const after = await db.selectFrom('file_imports').select('status').where('id', '=', importId).executeTakeFirst();
   if (after?.status === 'completed') await removeUpload(ctx, upload);
 }

@@ -8,6 +8,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts, type AlertBudgets } from '../db/budget-alerts.js';
+import { warmBudgetRates } from '../db/budget-spending.js';
 import type { Database } from '../db/schema.js';
 import { nextOccurrence } from '../domain/recurrence.js';
 import { createTransactionEntry } from '../handlers/shared/transaction-writes.js';
@@ -32,24 +33,26 @@ export const recurringTransactionsJob: JobDefinition = {
  * converts budget spending and nudges the delivery of the alert e-mails this raised.
  */
 export function materialiseDueOccurrences(db: Kysely<Database>, services: AppServices, now: Date, log?: FastifyBaseLogger): Promise<number> {
-  return withBudgetAlerts(services, log, (alert) => materialiseAll(db, now, alert, log));
+  return withBudgetAlerts(services, log, (alert) => materialiseAll(db, services, now, alert, log));
 }
 
-async function materialiseAll(db: Kysely<Database>, now: Date, alert: AlertBudgets, log?: FastifyBaseLogger): Promise<number> {
+async function materialiseAll(db: Kysely<Database>, services: AppServices, now: Date, alert: AlertBudgets, log?: FastifyBaseLogger): Promise<number> {
   let created = 0;
   let afterId = 0;
   for (;;) {
     const due = await db
       .selectFrom('recurring_rules')
-      .select('id')
+      .select(['id', 'user_id'])
       .where('next_scheduled_at', '<=', now)
       .where((eb) => eb.or([eb('recurrence_ends_at', 'is', null), eb('next_scheduled_at', '<=', eb.ref('recurrence_ends_at'))]))
       .where('id', '>', afterId)
       .orderBy('id')
       .limit(BATCH)
       .execute();
-    for (const { id } of due) {
+    for (const { id, user_id } of due) {
       try {
+        // the alerts inside the rule's transaction convert with rates resolved here, before it
+        await warmBudgetRates(db, services, user_id);
         created += await materialiseRule(db, id, now, alert);
       } catch (error) {
         // One broken rule must not stop the others; it is retried on the next run.

@@ -1,48 +1,52 @@
-// `make bench`: loads the full stack (GET /api/v1/user: routing, auth, validation, handler,
-// envelope) and a bare fastify route running the same SQL, with the same autocannon settings,
-// and prints requests per second, p50/p99 latency and the ratio full/bare (target ≥ 0.6).
-// The servers run in a child process so the load generator does not share their event loop.
+// `make bench`: measures every hot path of issue 14 against its goal, through the full HTTP
+// stack, with autocannon. The service runs in a child process (scripts/bench/server.ts) on a
+// persistent bench database, seeded once (1,000,000 transactions for the main user on
+// PostgreSQL, 100,000 embedded; BENCH_ROWS changes it) plus users with 10k and 100k rows.
+// DATABASE_URL picks PostgreSQL, else the embedded database. BENCH_ONLY=user,list,sync,
+// stats,budgets,writes runs some parts; BENCH_SECONDS sets each load's duration (default 5).
+// The child's RSS is sampled through the run (goal < 300 MB). Results go to stdout and to
+// $BENCH_DATA_DIR/results-<database>.json.
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import { createInterface } from 'node:readline';
+import { rssSampler, SECONDS, type Row, type Target } from './bench/load.js';
+import { PARTS } from './bench/parts.js';
 
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim()).filter(Boolean) ?? Object.keys(PARTS);
+const unknown = only.filter((part) => !(part in PARTS));
+if (unknown.length) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; known: ${Object.keys(PARTS).join(', ')}`);
 
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'bench', 'servers.ts')], {
+const started = performance.now();
+const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: process.env,
 });
-const firstLine = await new Promise<string>((resolve, reject) => {
+const line = await new Promise<string>((resolve, reject) => {
   createInterface({ input: child.stdout! }).once('line', resolve);
-  child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
+  child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
 });
-const target = JSON.parse(firstLine) as { full: string; bare: string; token: string; database: string };
+const target = JSON.parse(line) as Target;
+const rss = rssSampler(child.pid!);
+console.log(`\nbench on ${target.database}, ${availableParallelism()} cores, ${SECONDS} s per load; ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`users: ${target.users.map((u) => `${u.label} (${u.rows} transactions)`).join(', ')}\n`);
 
-async function load(url: string, seconds: number) {
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers: { authorization: `Bearer ${target.token}` },
-  });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-}
-
+const rows: Row[] = [];
 try {
-  await load(target.full, 2); // warm-up: JIT, connection pools
-  await load(target.bare, 2);
-  const bare = await load(target.bare, DURATION);
-  const full = await load(target.full, DURATION);
-  const row = (name: string, r: { rps: number; p50: number; p99: number }) =>
-    `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(1).padStart(5)} ms   p99 ${r.p99.toFixed(1).padStart(5)} ms`;
-  console.log(`\nGET /api/v1/user on the ${target.database} database, ${CONNECTIONS} connections, ${DURATION} s each`);
-  console.log(row('bare fastify route, same SQL', bare));
-  console.log(row('full stack', full));
-  const ratio = full.rps / bare.rps;
-  console.log(`ratio full/bare: ${ratio.toFixed(2)} (target ≥ 0.60) ${ratio >= 0.6 ? 'OK' : 'BELOW TARGET'}`);
+  for (const part of only) {
+    rss.reset();
+    rows.push(...(await PARTS[part](target)));
+    console.log(`${part.padEnd(8)} service RSS peak during the part: ${rss.peak().toFixed(0)} MB\n`);
+  }
 } finally {
+  const peak = rss.overall();
+  rss.stop();
   child.kill('SIGTERM');
+  const missed = rows.filter((row) => !row.met);
+  console.log(`service RSS peak over the run: ${peak.toFixed(0)} MB (goal < 300 MB) ${peak < 300 ? 'OK' : 'MISSED'}`);
+  console.log(`${rows.length - missed.length} of ${rows.length} rows met their goal`);
+  const file = path.join(process.env.BENCH_DATA_DIR ?? path.join(tmpdir(), 'finance-bench'), `results-${target.database}.json`);
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), cores: availableParallelism(), users: target.users.map((u) => ({ label: u.label, rows: u.rows })), rssPeakMb: peak, rows }, null, 2));
+  console.log(`results: ${file}`);
 }

@@ -28,6 +28,8 @@ export interface RatesProvider {
   readonly name: string;
   /** Whether its answers are stored (a bundled table needs no copy in the database). */
   readonly storesRates: boolean;
+  /** True when it answers without a network call (the bundled table): usable inside a database transaction. */
+  readonly local?: boolean;
   /** The rates from `base`; undefined when the provider does not know `base`. Throws ProviderUnavailableError. */
   latest(base: string): Promise<RatesQuote | undefined>;
 }
@@ -101,6 +103,7 @@ export function parseRatesBody(base: string, body: unknown): RatesQuote {
 export class OfflineRatesProvider implements RatesProvider {
   readonly name = 'reference';
   readonly storesRates = false;
+  readonly local = true;
 
   async latest(base: string): Promise<RatesQuote | undefined> {
     const rates = referenceRatesFrom(base);

@@ -18,6 +18,13 @@ export interface RateService {
   rate(db: Kysely<Database>, userId: number, from: string, to: string, now: Date): Promise<Decimal | undefined>;
   /** Rates from `base` to each currency, and the currencies with no rate. */
   rates(db: Kysely<Database>, userId: number, base: string, currencies: string[], now: Date): Promise<{ rates: Map<string, Decimal>; unavailable: string[] }>;
+  /**
+   * The same lookup without a remote provider (manual, remembered and stored rates, and a local
+   * provider such as the bundled table): what code inside a database transaction uses, so no
+   * network call ever holds a transaction open.
+   * Callers warm it first with the full service, before the transaction opens.
+   */
+  withoutProvider(): RateService;
 }
 
 export interface RateServiceOptions {
@@ -67,11 +74,27 @@ export function createRateService(options: RateServiceOptions): RateService {
 }
 
 class LayeredRateService implements RateService {
-  private readonly inFlight = new Map<string, Promise<RatesQuote | undefined>>();
-  private readonly remembered = new Map<string, { quote: RatesQuote | undefined; at: number }>();
-  private readonly failedAt = new Map<string, number>();
+  private readonly inFlight: Map<string, Promise<RatesQuote | undefined>> = new Map();
+  private readonly remembered: Map<string, { quote: RatesQuote | undefined; at: number }> = new Map();
+  private readonly failedAt: Map<string, number> = new Map();
 
-  constructor(private readonly options: RateServiceOptions) {}
+  constructor(
+    private readonly options: RateServiceOptions,
+    /** false: the provider is never called (see RateService.withoutProvider). */
+    private readonly mayCallProvider = true,
+    private readonly shared?: LayeredRateService,
+  ) {
+    // The offline view shares the remembered quotes of the service it was made from.
+    if (shared) {
+      this.inFlight = shared.inFlight;
+      this.remembered = shared.remembered;
+      this.failedAt = shared.failedAt;
+    }
+  }
+
+  withoutProvider(): RateService {
+    return new LayeredRateService(this.options, false, this.shared ?? this);
+  }
 
   async rate(db: Kysely<Database>, userId: number, from: string, to: string, now: Date): Promise<Decimal | undefined> {
     const { rates } = await this.rates(db, userId, from, [to], now);
@@ -142,6 +165,7 @@ class LayeredRateService implements RateService {
     const at = now.getTime();
     const remembered = this.remembered.get(base);
     if (remembered && at - remembered.at < this.options.ttlSeconds * 1000) return remembered.quote;
+    if (!this.mayCallProvider && !this.options.provider.local) return 'unreachable';
     const failed = this.failedAt.get(base);
     if (failed !== undefined && at - failed < (this.options.retryAfterFailureMs ?? 30_000)) return 'unreachable';
 

@@ -155,16 +155,15 @@ t.test('a rolled back write alerts nothing; a failing alert never fails the writ
   t.same(await alerts(), [], 'rolled back with the write');
 
   // A rates service that breaks the database transaction (a failing SQL statement) and throws.
-  const broken = {
-    ...services,
-    rates: {
-      ...services.rates,
-      rate: async (db: any) => {
-        await sql`select 1 / 0`.execute(db);
-        return undefined;
-      },
+  const brokenRates: AppServices['rates'] = {
+    rate: async (db: any) => {
+      await sql`select 1 / 0`.execute(db);
+      return undefined;
     },
-  } as AppServices;
+    rates: (...args) => services.rates.rates(...args),
+    withoutProvider: () => brokenRates,
+  };
+  const broken = { ...services, rates: brokenRates } as AppServices;
   const errors: unknown[] = [];
   const log = { error: (entry: unknown) => errors.push(entry) } as any;
   const id = await api.db.transaction().execute(async (trx) => {

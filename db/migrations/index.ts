@@ -17,6 +17,7 @@ import * as m009 from './009_oauth_states.js';
 import * as m010 from './010_engagement_sends.js';
 import * as m011 from './011_import_suggestion_matches.js';
 import * as m012 from './012_sync_stamps.js';
+import * as m013 from './013_statistics_index.js';
 import * as m014 from './014_import_column_mappings.js';
 
 export const migrations: Record<string, Migration> = {
@@ -32,5 +33,6 @@ export const migrations: Record<string, Migration> = {
   '010_engagement_sends': m010,
   '011_import_suggestion_matches': m011,
   '012_sync_stamps': m012,
+  '013_statistics_index': m013,
   '014_import_column_mappings': m014,
 };

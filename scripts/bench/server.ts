@@ -1,0 +1,85 @@
+// Child process of scripts/bench.ts: the full service on the persistent bench database
+// (PostgreSQL database `finance_bench` on DATABASE_URL's server, else an embedded data
+// directory), seeded when it lacks a user of the plan, and on the same database a bare
+// fastify app: GET /bare/user runs the same SQL as GET /api/v1/user with no validation, auth
+// or envelope code, and GET /bench/ledger?user= lists the user's wallets whose balance is off
+// their ledger. Prints one JSON line (addresses, tokens, seeded users), then serves until SIGTERM.
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { decodeJwt } from 'jose';
+import pg from 'pg';
+import { openDatabase } from '../../db/connection.js';
+import { migrateToLatest } from '../../db/migrate.js';
+import { findLiveTokenWithUser } from '../../db/tokens.js';
+import { avatarOf } from '../../db/users.js';
+import { buildApp } from '../../server/app.js';
+import { loadConfig } from '../../server/config.js';
+import { walletsOffLedger } from '../../test/helpers/ledger-invariant.js';
+import { openBenchApp } from './bench-database.js';
+import { BENCH_PASSWORD, ensureSeeded, registerUser, type SeedPlan } from './seed.js';
+
+const log = (line: string) => console.error(`[bench server] ${line}`);
+const { app, database, databaseUrl, dataDir } = await openBenchApp();
+
+const main = Number(process.env.BENCH_ROWS ?? (databaseUrl ? 1_000_000 : 100_000));
+const plan: SeedPlan[] = [
+  { label: 'main', rows: main },
+  ...[10_000, 100_000].filter((rows) => rows < main).map((rows) => ({ label: `${rows / 1000}k`, rows })),
+];
+const seeded = await ensureSeeded(database.db, app, plan, log);
+const users = [];
+for (const user of seeded) {
+  const res = await app.inject({ method: 'POST', url: '/api/v1/login', payload: { email: user.email, password: BENCH_PASSWORD } });
+  if (res.statusCode !== 200) throw new Error(`login ${user.label}: ${res.statusCode} ${res.body}`);
+  users.push({ ...user, token: res.json().data.token as string });
+}
+// Writes go to a fresh user each run, so the seeded ledgers stay as seeded.
+const writer = await registerUser(app, 'writes');
+const writerWallets = await database.db
+  .insertInto('wallets')
+  .values(['A', 'B'].map((name) => ({ user_id: writer.userId, name, slug: `bench-${name}`, type: 'bank', currency: 'USD', opening_balance: '1000000' })))
+  .returning('id')
+  .execute();
+await database.db.updateTable('wallets').set({ balance: '1000000' }).where('id', 'in', writerWallets.map((w) => w.id)).execute();
+
+const full = await app.listen({ port: 0, host: '127.0.0.1' });
+const bare = Fastify({ logger: false });
+const jti = decodeJwt(users[0].token).jti!;
+bare.get('/bare/user', async () => {
+  const user = await findLiveTokenWithUser(database.db, jti, new Date());
+  return { success: true, message: 'Operation successful', data: { ...user, avatar_url: await avatarOf(database.db, user!.id) } };
+});
+bare.get<{ Querystring: { user: string } }>('/bench/ledger', async (request) => walletsOffLedger({ db: database.db } as never, Number(request.query.user)));
+bare.get<{ Querystring: { user: string; after: string } }>('/bench/changed-since', async (request) => {
+  // the updated_at from which exactly `after` rows of the user changed (for the sync pull)
+  const row = await database.db
+    .selectFrom('transactions')
+    .select('updated_at')
+    .where('user_id', '=', Number(request.query.user))
+    .orderBy('updated_at', 'desc')
+    .offset(Number(request.query.after))
+    .limit(1)
+    .executeTakeFirst();
+  return { since: row?.updated_at ?? null };
+});
+const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+
+console.log(
+  JSON.stringify({
+    full,
+    bare: bareUrl,
+    database: database.kind,
+    users,
+    writer: { ...writer, wallets: writerWallets.map((w) => Number(w.id)) },
+  }),
+);
+process.on('SIGTERM', async () => {
+  await app.close();
+  await bare.close();
+  await database.close();
+  process.exit(0);
+});
+
+/** The persistent bench database on the server of `serverUrl` (created when missing; BENCH_RESEED=1 drops it first). */
