@@ -862,7 +862,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a transaction as a refund
-         * @description Marks one of the caller's income transactions as a refund, optionally of one of the caller's expenses (`refunded_transaction_id`). Only an income can be marked: an expense is 422. A transaction has at most one refund record: marking it again replaces the link (an omitted `refunded_transaction_id` clears it) and keeps the record; marking after an unmark restores the record. When `client_id` already identifies this transaction's refund record the request is a replay and changes nothing; a `client_id` used by another refund record of the caller is 422. Wallet balances never change; the transaction then shows `is_refund: true` and budgets count it against the refunded spending. The body is optional and may be JSON or multipart/form-data.
+         * @description Marks one of the caller's income transactions as a refund, optionally of one of the caller's expenses (`original_transaction_id` or `original_client_id`). Only an income can be marked: an expense is 422. A transaction has at most one refund record: marking it again replaces the link (naming no original clears it) and keeps the record; marking after an unmark restores the record. When `client_id` already identifies this transaction's refund record the request is a replay and changes nothing; a `client_id` used by another refund record of the caller is 422. Wallet balances never change; the transaction then shows `is_refund: true` and budgets count it against the refunded spending. The body is optional and may be JSON or multipart/form-data.
          */
         post: operations["markTransactionRefund"];
         /**
@@ -2753,18 +2753,20 @@ export interface components {
         TransactionFilesUpload: {
             "files[]": components["schemas"]["UploadFiles"];
         };
-        /** @description Optional body of a refund mark. Marking again replaces `refunded_transaction_id` (an omitted one clears the link). Unknown fields are ignored. */
+        /** @description Optional body of a refund mark. The expense refunded is named by `original_transaction_id` or, for a client that has not synced it yet, by `original_client_id`; naming neither clears the link when marking again. Any other field is 422 naming it, so a misspelt link is never silently dropped. */
         RefundMark: {
             /** @description The expense this income refunds. It must be one of the caller's live expense transactions; anything else (unknown, deleted, an income, another user's) is 422 on this field. */
-            refunded_transaction_id?: number | null;
+            original_transaction_id?: number | null;
+            /** @description The client id of the expense this income refunds, used when `original_transaction_id` is not given; it must identify one of the caller's live expenses, else 422 on this field. */
+            original_client_id?: string | null;
             client_id?: components["schemas"]["ClientId"];
         };
         /** @description Marks an income transaction as money given back, optionally for one of the caller's expenses. One record per income transaction. It never moves a wallet balance (the income already counted); budgets subtract refunds of counted expenses from spending. Unmarked refunds, and refunds whose income transaction was deleted, appear only in `synced_since` feeds, with `deleted_at` set. */
         Refund: components["schemas"]["SyncFields"] & {
             /** @description The income transaction marked as a refund. */
-            transaction_id: number;
+            refund_transaction_id: number;
             /** @description The expense this refund gives money back for, or null when not linked. */
-            refunded_transaction_id: number | null;
+            original_transaction_id: number | null;
             /** @description The amount of the income transaction, in its wallet's currency. */
             amount: components["schemas"]["Money"];
         };

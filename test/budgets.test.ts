@@ -266,7 +266,7 @@ t.test('progress on a small ledger: refunds subtract, transfers and other target
   await transaction(user.token, { type: 'expense', amount: 999, wallet_id: wallet, datetime: '2026-03-11T10:00:00Z', categories: [other] });
   await transaction(user.token, { type: 'expense', amount: 77, wallet_id: wallet, datetime: '2026-02-27T10:00:00Z', categories: [food] });
   const refund = await transaction(user.token, { type: 'income', amount: 50, wallet_id: wallet, datetime: '2026-03-12T10:00:00Z', categories: [] });
-  const marked = await api.request('POST', `/api/v1/transactions/${refund}/refund`, { token: user.token, body: { refunded_transaction_id: food1 } });
+  const marked = await api.request('POST', `/api/v1/transactions/${refund}/refund`, { token: user.token, body: { original_transaction_id: food1 } });
   t.equal(marked.status, 200);
   const transfer = await fx.transfer(user.user.id, wallet, savings, '100');
   await api.db.updateTable('transactions').set({ datetime: new Date('2026-03-13T10:00:00Z') }).where('transfer_id', '=', transfer.transferId).execute();
