@@ -2957,7 +2957,7 @@ export interface components {
             name?: string;
             description?: string | null;
             /**
-             * @description Limit per window, greater than 0, at most 4 decimals (more is 422).
+             * @description Limit per window, 0 or more (a zero budget marks "no spending on this": any spending is over it), at most 4 decimals (more is 422).
              * @example 500
              */
             amount?: number;
@@ -2972,7 +2972,7 @@ export interface components {
             end_date?: string | null;
             /** @description Carry each closed window's surplus or deficit into the next window (see close-period). Default false. */
             rollover_enabled?: boolean;
-            /** @description Percent used at which the budget is `near_limit` and alerts. Default 80. */
+            /** @description Percent used at which the budget is `near_limit` and alerts. Default 80. A value above 100 is stored as 100. */
             threshold_percent?: number;
             /** @description Alert when the projection exceeds the limit. Default true. */
             forecast_alerts_enabled?: boolean;

@@ -16,6 +16,7 @@ import * as m008 from './008_mail.js';
 import * as m009 from './009_oauth_states.js';
 import * as m010 from './010_engagement_sends.js';
 import * as m011 from './011_import_suggestion_matches.js';
+import * as m016 from './016_zero_budgets.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '009_oauth_states': m009,
   '010_engagement_sends': m010,
   '011_import_suggestion_matches': m011,
+  '016_zero_budgets': m016,
 };
