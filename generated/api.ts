@@ -707,7 +707,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a configuration entry */
+        /**
+         * Get a configuration entry
+         * @description One of the caller's configuration entries, by its key.
+         */
         get: operations["getConfiguration"];
         /**
          * Update a configuration entry
@@ -759,7 +762,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a transaction */
+        /**
+         * Get a transaction
+         * @description One of the caller's live transactions with its nested records; with the `type` query it must also be of that type (404 otherwise). Another user's or a deleted transaction is 404.
+         */
         get: operations["getTransaction"];
         /**
          * Update a transaction
@@ -1000,7 +1006,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a budget */
+        /**
+         * Get a budget
+         * @description One of the caller's budgets with its targets and the progress of its current window. Another user's budget is 404.
+         */
         get: operations["getBudget"];
         /**
          * Update a budget
@@ -1254,7 +1263,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count unread notifications */
+        /**
+         * Count unread notifications
+         * @description How many of the caller's notifications are not read yet.
+         */
         get: operations["getUnreadNotificationCount"];
         put?: never;
         post?: never;
@@ -2091,8 +2103,11 @@ export interface components {
         };
         /** @description Success without a payload (deletes and other state changes); `data` is null. */
         EmptyResult: components["schemas"]["Envelope"] & {
-            /** @description Always null. */
-            data: Record<string, never> | null;
+            /**
+             * @description Always null.
+             * @enum {object|null}
+             */
+            data: never | null;
         };
         /**
          * @description Where the code goes; `contact` is an e-mail address or a phone number accordingly.
@@ -2981,7 +2996,15 @@ export interface components {
             /** @description What the budget covers; none or empty means all of the caller's expenses. */
             targets?: components["schemas"]["BudgetTargetInput"][];
         };
-        BudgetCreateRequest: components["schemas"]["BudgetInput"] & Record<string, never>;
+        /** @description A new budget: the shared budget fields, of which these are required. The required ones are named with their schemas again so that SDK generators keep them (an `allOf` member with `required` but no `properties` is read as an empty object). */
+        BudgetCreateRequest: components["schemas"]["BudgetInput"] & {
+            name: string;
+            amount: number;
+            currency: components["schemas"]["Currency"];
+            period_type: components["schemas"]["BudgetPeriodType"];
+            /** Format: date */
+            start_date: string;
+        };
         BudgetResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["Budget"];
         };
