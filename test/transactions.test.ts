@@ -402,6 +402,9 @@ t.test('list: newest first, filters, totals over every matching row', async (t) 
   t.same(ids(await list(`wallet_ids=${bank}&exclude_transfers=true`)), [flat, loan]);
   t.same(ids(await list(`wallet_ids=${main}&wallet_ids=${bank}&exclude_transfers=true`)).length, 4, 'repeated keys');
   t.same(ids(await list(`category_ids=${food},${rent}`)), [flat, groceries], 'comma list');
+  // explode: false in the spec, but openapi-fetch sends arrays exploded: both forms must select the same rows
+  t.same(ids(await list(`category_ids=${food}&category_ids=${rent}`)), [flat, groceries], 'exploded list');
+  t.same(ids(await list(`wallet_ids=${main},${bank}&exclude_transfers=true`)), ids(await list(`wallet_ids=${main}&wallet_ids=${bank}&exclude_transfers=true`)), 'comma-joined = exploded');
   t.same(ids(await list('intent=loan_received,gift')), [loan]);
   t.same(ids(await list('search=GROCER')), [groceries], 'case-insensitive');
   t.same(ids(await list('search=100%25')), [flat], 'a % is literal');
