@@ -707,7 +707,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a configuration entry */
+        /**
+         * Get a configuration entry
+         * @description One of the caller's configuration entries, by its key.
+         */
         get: operations["getConfiguration"];
         /**
          * Update a configuration entry
@@ -759,11 +762,14 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a transaction */
+        /**
+         * Get a transaction
+         * @description One of the caller's live transactions with its nested records; with the `type` query it must also be of that type (404 otherwise). Another user's or a deleted transaction is 404.
+         */
         get: operations["getTransaction"];
         /**
          * Update a transaction
-         * @description Changes the given fields and re-applies the balance effect (old wallet reverted, new amount or wallet applied) in one database transaction. The query `type` selects: it must equal the stored type (422 on `type` otherwise) and never converts an income into an expense or back. Recurrence: without `is_recurring` the rule is kept, `is_recurring: false` removes it, `is_recurring: true` creates or changes it. A `client_id` is adopted only when the transaction has none (an existing one is never replaced). On a transfer leg, changing `amount` or `wallet_id` is 409: change the transfer instead. Accepts JSON or multipart/form-data (`files[]` parts are appended to the attachments).
+         * @description Changes the given fields and re-applies the balance effect (old wallet reverted, new amount or wallet applied) in one database transaction. The query `type` selects: it must equal the stored type (422 on `type` otherwise). The body's `type` converts: an expense corrected into an income (or back) has its balance effect flipped, and budgets, budget alerts and statistics follow. A transfer leg cannot be converted (409), nor a transaction in a refund link (422 on `type`: unmark the refund first). Recurrence: without `is_recurring` the rule is kept, `is_recurring: false` removes it, `is_recurring: true` creates or changes it. A `client_id` is adopted only when the transaction has none (an existing one is never replaced). On a transfer leg, changing `amount`, `wallet_id` or `type` is 409: change the transfer instead. Accepts JSON or multipart/form-data (`files[]` parts are appended to the attachments).
          */
         put: operations["updateTransaction"];
         post?: never;
@@ -862,7 +868,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a transaction as a refund
-         * @description Marks one of the caller's income transactions as a refund, optionally of one of the caller's expenses (`refunded_transaction_id`). Only an income can be marked: an expense is 422. A transaction has at most one refund record: marking it again replaces the link (an omitted `refunded_transaction_id` clears it) and keeps the record; marking after an unmark restores the record. When `client_id` already identifies this transaction's refund record the request is a replay and changes nothing; a `client_id` used by another refund record of the caller is 422. Wallet balances never change; the transaction then shows `is_refund: true` and budgets count it against the refunded spending. The body is optional and may be JSON or multipart/form-data.
+         * @description Marks one of the caller's income transactions as a refund, optionally of one of the caller's expenses (`original_transaction_id` or `original_client_id`). Only an income can be marked: an expense is 422. A transaction has at most one refund record: marking it again replaces the link (naming no original clears it) and keeps the record; marking after an unmark restores the record. When `client_id` already identifies this transaction's refund record the request is a replay and changes nothing; a `client_id` used by another refund record of the caller is 422. Wallet balances never change; the transaction then shows `is_refund: true` and budgets count it against the refunded spending. The body is optional and may be JSON or multipart/form-data.
          */
         post: operations["markTransactionRefund"];
         /**
@@ -1000,7 +1006,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a budget */
+        /**
+         * Get a budget
+         * @description One of the caller's budgets with its targets and the progress of its current window. Another user's budget is 404.
+         */
         get: operations["getBudget"];
         /**
          * Update a budget
@@ -1254,7 +1263,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count unread notifications */
+        /**
+         * Count unread notifications
+         * @description How many of the caller's notifications are not read yet.
+         */
         get: operations["getUnreadNotificationCount"];
         put?: never;
         post?: never;
@@ -2114,8 +2126,11 @@ export interface components {
         };
         /** @description Success without a payload (deletes and other state changes); `data` is null. */
         EmptyResult: components["schemas"]["Envelope"] & {
-            /** @description Always null. */
-            data: Record<string, never> | null;
+            /**
+             * @description Always null.
+             * @enum {object|null}
+             */
+            data: never | null;
         };
         /**
          * @description Where the code goes; `contact` is an e-mail address or a phone number accordingly.
@@ -2781,18 +2796,20 @@ export interface components {
         TransactionFilesUpload: {
             "files[]": components["schemas"]["UploadFiles"];
         };
-        /** @description Optional body of a refund mark. Marking again replaces `refunded_transaction_id` (an omitted one clears the link). Unknown fields are ignored. */
+        /** @description Optional body of a refund mark. The expense refunded is named by `original_transaction_id` or, for a client that has not synced it yet, by `original_client_id`; naming neither clears the link when marking again. Any other field is 422 naming it, so a misspelt link is never silently dropped. */
         RefundMark: {
             /** @description The expense this income refunds. It must be one of the caller's live expense transactions; anything else (unknown, deleted, an income, another user's) is 422 on this field. */
-            refunded_transaction_id?: number | null;
+            original_transaction_id?: number | null;
+            /** @description The client id of the expense this income refunds, used when `original_transaction_id` is not given; it must identify one of the caller's live expenses, else 422 on this field. */
+            original_client_id?: string | null;
             client_id?: components["schemas"]["ClientId"];
         };
         /** @description Marks an income transaction as money given back, optionally for one of the caller's expenses. One record per income transaction. It never moves a wallet balance (the income already counted); budgets subtract refunds of counted expenses from spending. Unmarked refunds, and refunds whose income transaction was deleted, appear only in `synced_since` feeds, with `deleted_at` set. */
         Refund: components["schemas"]["SyncFields"] & {
             /** @description The income transaction marked as a refund. */
-            transaction_id: number;
+            refund_transaction_id: number;
             /** @description The expense this refund gives money back for, or null when not linked. */
-            refunded_transaction_id: number | null;
+            original_transaction_id: number | null;
             /** @description The amount of the income transaction, in its wallet's currency. */
             amount: components["schemas"]["Money"];
         };
@@ -2983,7 +3000,7 @@ export interface components {
             name?: string;
             description?: string | null;
             /**
-             * @description Limit per window, greater than 0, at most 4 decimals (more is 422).
+             * @description Limit per window, 0 or more (a zero budget marks "no spending on this": any spending is over it), at most 4 decimals (more is 422).
              * @example 500
              */
             amount?: number;
@@ -2998,7 +3015,7 @@ export interface components {
             end_date?: string | null;
             /** @description Carry each closed window's surplus or deficit into the next window (see close-period). Default false. */
             rollover_enabled?: boolean;
-            /** @description Percent used at which the budget is `near_limit` and alerts. Default 80. */
+            /** @description Percent used at which the budget is `near_limit` and alerts. Default 80. A value above 100 is stored as 100. */
             threshold_percent?: number;
             /** @description Alert when the projection exceeds the limit. Default true. */
             forecast_alerts_enabled?: boolean;
@@ -3007,7 +3024,15 @@ export interface components {
             /** @description What the budget covers; none or empty means all of the caller's expenses. */
             targets?: components["schemas"]["BudgetTargetInput"][];
         };
-        BudgetCreateRequest: components["schemas"]["BudgetInput"] & Record<string, never>;
+        /** @description A new budget: the shared budget fields, of which these are required. The required ones are named with their schemas again so that SDK generators keep them (an `allOf` member with `required` but no `properties` is read as an empty object). */
+        BudgetCreateRequest: components["schemas"]["BudgetInput"] & {
+            name: string;
+            amount: number;
+            currency: components["schemas"]["Currency"];
+            period_type: components["schemas"]["BudgetPeriodType"];
+            /** Format: date */
+            start_date: string;
+        };
         BudgetResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["Budget"];
         };

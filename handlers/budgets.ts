@@ -69,12 +69,15 @@ interface Terms {
   end_date: string | null;
 }
 
+/** DECISIONS.md: an alert threshold above 100 percent is capped at 100 rather than refused. */
+const cappedThreshold = (percent: number | undefined) => (percent === undefined ? undefined : Math.min(percent, 100));
+
 /** The rules on the budget as it would be after the write; 422 keyed by field. */
 async function checkBudget(ctx: PresentCtx, terms: Terms, targets: TargetInput[] | undefined): Promise<void> {
   const errors: FieldErrors = {};
   const amount = new Decimal(String(terms.amount));
   if (hasTooManyDecimals(terms.amount)) errors.amount = ['The amount may have at most 4 decimal places.'];
-  else if (amount.lessThanOrEqualTo(0)) errors.amount = ['The amount must be greater than 0.'];
+  else if (amount.isNegative()) errors.amount = ['The amount must be at least 0.'];
   else if (exceedsMoneyLimit(amount)) errors.amount = ['The amount must be less than 1000000000000000.'];
   for (const field of ['start_date', 'end_date'] as const) {
     const day = terms[field];
@@ -120,7 +123,7 @@ export const budgetHandlers = {
           start_date: body.start_date,
           end_date: body.end_date ?? null,
           rollover_enabled: body.rollover_enabled ?? false,
-          threshold_percent: body.threshold_percent ?? 80,
+          threshold_percent: cappedThreshold(body.threshold_percent) ?? 80,
           forecast_alerts_enabled: body.forecast_alerts_enabled ?? true,
           is_active: body.is_active ?? true,
         })
@@ -159,7 +162,7 @@ export const budgetHandlers = {
           start_date: body.start_date,
           end_date: body.end_date,
           rollover_enabled: body.rollover_enabled,
-          threshold_percent: body.threshold_percent,
+          threshold_percent: cappedThreshold(body.threshold_percent),
           forecast_alerts_enabled: body.forecast_alerts_enabled,
           is_active: body.is_active,
         })

@@ -38,9 +38,10 @@ export const refundHandlers = {
     const { db, user, services, params } = ctx;
     const body = ctx.body ?? {};
     const clientId = clientIdFrom(body.client_id);
+    const original: OriginalRef = { id: body.original_transaction_id ?? null, clientId: clientIdFrom(body.original_client_id, 'original_client_id') };
     try {
       const refundId = await withBudgetAlerts(services, ctx.log, (alert) =>
-        db.transaction().execute((trx) => markRefund(trx, user.id, params.id, body.refunded_transaction_id ?? null, clientId, services.now(), alert)),
+        db.transaction().execute((trx) => markRefund(trx, user.id, params.id, original, clientId, services.now(), alert)),
         { db, userId: user.id },
       );
       return ok(toRefund((await refunds.load(db, user.id, refundId))!), 'Transaction marked as refund');
@@ -75,12 +76,30 @@ export const refundHandlers = {
   },
 } satisfies Partial<Handlers>;
 
+/** How the body names the expense refunded: by id, else by its client id, else none. */
+type OriginalRef = { id: number | null; clientId: ClientId | undefined };
+
+/** The id of the caller's live expense the body names, null when it names none; 422 on the field used otherwise. */
+async function resolveOriginal(trx: Transaction<Database>, userId: number, original: OriginalRef): Promise<number | null> {
+  const [field, found] =
+    original.id !== null
+      ? ['original_transaction_id', await findLive(trx, 'transactions', userId, original.id)]
+      : original.clientId
+        ? ['original_client_id', await findByClientId(trx, 'transactions', userId, original.clientId)]
+        : [null, undefined];
+  if (field === null) return null;
+  if (!found || found.deleted_at || found.type !== 'expense') {
+    throw invalidField(field, 'The selected original transaction is invalid: it must be one of your expenses.');
+  }
+  return found.id;
+}
+
 /** Marks (or re-marks, or restores) the income's single refund record; returns its id. */
 async function markRefund(
   trx: Transaction<Database>,
   userId: number,
   transactionId: number,
-  refundedId: number | null,
+  original: OriginalRef,
   clientId: ClientId | undefined,
   now: Date,
   alert: AlertBudgets,
@@ -94,12 +113,7 @@ async function markRefund(
     if (known && known.id !== existing?.id) throw clientIdTaken();
     if (known && !known.deleted_at) return known.id; // a replay: nothing changes
   }
-  if (refundedId !== null) {
-    const refunded = await findLive(trx, 'transactions', userId, refundedId);
-    if (!refunded || refunded.type !== 'expense') {
-      throw invalidField('refunded_transaction_id', 'The selected refunded transaction is invalid: it must be one of your expenses.');
-    }
-  }
+  const refundedId = await resolveOriginal(trx, userId, original);
   // an existing client id is never replaced; a record without one adopts the sent one
   const clientColumns = existing?.client_generated_id ? {} : await clientIdColumns(trx, userId, clientId);
   const values = { original_transaction_id: refundedId, deleted_at: null, updated_at: now, last_synced_at: now, ...clientColumns };

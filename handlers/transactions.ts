@@ -115,11 +115,13 @@ export const transactionHandlers = {
       withStoredUploads(services.storage, uploads, (attach) =>
         transactions.update(ctx, async (trx, stale, { updated_at: now, last_synced_at: _, ...sync }) => {
           const row = await lockOr404(trx, user.id, stale.id);
-          // `type` selects the transaction; it never converts it
+          // the query's `type` selects the transaction; the body's `type` converts it
           if (query.type !== row.type) throw invalidField('type', `The transaction is an ${row.type}, not an ${query.type}.`);
-          if (body.type !== undefined && body.type !== row.type) throw invalidField('type', 'The type of a transaction cannot be changed.');
+          const converts = changes.type !== undefined && changes.type !== row.type;
           const moves = (changes.walletId !== undefined && changes.walletId !== row.wallet_id) || !new Decimal(changes.amount!).equals(row.amount);
+          if (row.transfer_id !== null && converts) throw conflict('This transaction is part of a transfer: its type cannot change.');
           if (row.transfer_id !== null && moves) throw conflict('This transaction is part of a transfer: change the transfer to change its amount or wallet.');
+          if (converts) await checkConvertible(trx, user.id, row);
           await checkEntryReferences(trx, user.id, changes, row);
           await updateTransactionEntry(trx, user.id, row, changes, now, sync);
           await attach(trx, user.id, row.id, now);
@@ -201,4 +203,22 @@ async function listFilters(ctx: HandlerContext<'listTransactions'>): Promise<Tra
     excludeTransfers: query.exclude_transfers,
     search: query.search,
   };
+}
+
+/**
+ * A refund link needs an income on one side and an expense on the other, so a transaction in
+ * one keeps its type until the refund is unmarked (422 on `type`, nothing written).
+ */
+async function checkConvertible(trx: Transaction<Database>, userId: number, row: TransactionRow): Promise<void> {
+  const refunded = await trx
+    .selectFrom('transactions')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('refund_of_transaction_id', '=', row.id)
+    .where('is_refund', '=', true)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (row.is_refund || refunded) {
+    throw invalidField('type', 'This transaction is linked to a refund: unmark the refund before changing its type.');
+  }
 }

@@ -172,7 +172,20 @@ function knownFrameworkError(error: FastifyError, limitBytes: number): { status:
 async function registerDocs(app: FastifyInstance, contract: Contract): Promise<void> {
   app.get('/api/openapi.json', async () => contract.document);
   await app.register(swagger, { mode: 'static', specification: { document: contract.document as never } });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  const product = String((contract.document.info as { title: string }).title);
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    // the product's name instead of the framework's logo, and no "Explore" box: the page shows this API only
+    logo: { type: 'image/svg+xml', content: productLogo(product), href: '/docs' },
+    theme: { title: `${product}: API reference`, css: [{ filename: 'product.css', content: '.swagger-ui .topbar .download-url-wrapper { display: none }' }] },
+  });
+}
+
+/** The top bar's logo: the product name as text, escaped for SVG. */
+function productLogo(product: string): string {
+  const text = product.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${12 * text.length}" height="40"><text x="0" y="28" font-family="sans-serif" font-size="22" font-weight="bold" fill="#ffffff">${text}</text></svg>`;
 }
 
 /** Tests: validates each operation's response against the spec before it is sent. */

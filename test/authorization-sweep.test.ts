@@ -70,7 +70,7 @@ const category = await post('/api/v1/categories', { name: 'Mine', type: 'expense
 await post('/api/v1/configurations', { key: 'theme', type: 'string', value: 'dark' });
 const expense = await post('/api/v1/transactions', { type: 'expense', amount: 5, wallet_id: wallet.id, categories: [category.id], party_id: party.id, group_id: group.id });
 const income = await post('/api/v1/transactions', { type: 'income', amount: 3, wallet_id: wallet.id });
-await post(`/api/v1/transactions/${income.id}/refund`, { refunded_transaction_id: expense.id });
+await post(`/api/v1/transactions/${income.id}/refund`, { original_transaction_id: expense.id });
 const transfer = await post('/api/v1/transfer', { amount: 4, from_wallet_id: wallet.id, to_wallet_id: savings.id });
 const budget = await post('/api/v1/budgets', { name: 'Mine', amount: 100, currency: 'EUR', period_type: 'monthly', start_date: '2026-01-01', rollover: true });
 const reminder = await post('/api/v1/reminders', { title: 'Mine' });

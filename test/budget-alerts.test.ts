@@ -56,7 +56,7 @@ async function refundedLedger() {
   const expense = await ledger.spend(300, '2026-03-02T10:00:00Z', { categories: [food] });
   // the income itself is in no category: only its original expense ties it to the budget
   const refund = await ledger.spend(250, '2026-03-03T10:00:00Z', { type: 'income' });
-  const marked = await api.request('POST', `/api/v1/transactions/${refund}/refund`, { token: ledger.user.token, body: { refunded_transaction_id: expense } });
+  const marked = await api.request('POST', `/api/v1/transactions/${refund}/refund`, { token: ledger.user.token, body: { original_transaction_id: expense } });
   if (marked.status !== 200) throw new Error(JSON.stringify(marked.body));
   await ledger.spend(150, '2026-03-04T10:00:00Z', { categories: [food] });
   return { ...ledger, groceries, refund };
@@ -219,7 +219,7 @@ t.test('re-marking a refund for another expense alerts the budgets of the one it
   const { user, spend, groceries, refund, alerts } = await refundedLedger();
   const elsewhere = await spend(10, '2026-03-05T10:00:00Z');
   nudges.length = 0;
-  const remark = await api.request('POST', `/api/v1/transactions/${refund}/refund`, { token: user.token, body: { refunded_transaction_id: elsewhere } });
+  const remark = await api.request('POST', `/api/v1/transactions/${refund}/refund`, { token: user.token, body: { original_transaction_id: elsewhere } });
   t.equal(remark.status, 200);
   t.match(await alerts(), [{ data: { budget_id: groceries.id, kind: 'threshold' } }]);
   t.equal((await alerts()).length, 1);

@@ -43,7 +43,7 @@ async function income(user: User, walletId: number, amount: number, datetime: st
 }
 async function refund(user: User, walletId: number, amount: number, datetime: string, of: number | null): Promise<number> {
   const id = await income(user, walletId, amount, datetime);
-  await post(user, `/api/v1/transactions/${id}/refund`, of === null ? {} : { refunded_transaction_id: of }, 200);
+  await post(user, `/api/v1/transactions/${id}/refund`, of === null ? {} : { original_transaction_id: of }, 200);
   return id;
 }
 async function setting(user: User, key: string, value: string) {

@@ -108,7 +108,6 @@ t.test('bad input is 422 keyed by field and writes nothing', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ name: undefined }, 'name'],
     [{ name: '' }, 'name'],
-    [{ amount: 0 }, 'amount'],
     [{ amount: -5 }, 'amount'],
     [{ amount: 1.23456 }, 'amount'],
     [{ currency: 'usd' }, 'currency'],
@@ -119,7 +118,6 @@ t.test('bad input is 422 keyed by field and writes nothing', async (t) => {
     [{ period_type: 'custom', end_date: null }, 'end_date'],
     [{ end_date: '2025-12-31' }, 'end_date'],
     [{ threshold_percent: 0 }, 'threshold_percent'],
-    [{ threshold_percent: 101 }, 'threshold_percent'],
     [{ client_id: 'nope' }, 'client_id'],
     [{ targets: [{ type: 'tag', id: 1 }] }, 'targets.0.type'],
     [{ targets: [{ type: 'wallet', id: theirWallet }] }, 'targets.0.id'],
@@ -142,6 +140,19 @@ t.test('bad input is 422 keyed by field and writes nothing', async (t) => {
     'only the bad target is named',
   );
   t.equal(await countBudgets(owner.user.id), before);
+});
+
+t.test('a zero budget is accepted; a threshold above 100 is capped at 100', async (t) => {
+  const zero = await api.request('POST', '/api/v1/budgets', { token: owner.token, body: { ...base, name: 'No takeaway', amount: 0, threshold_percent: 250 } });
+  t.equal(zero.status, 201, JSON.stringify(zero.body));
+  t.match(zero.body.data, { amount: 0, threshold_percent: 100 });
+  const url = `/api/v1/budgets/${zero.body.data.id}`;
+  t.equal((await api.request('GET', url, { token: owner.token })).body.data.threshold_percent, 100, 'stored capped');
+  const raised = await api.request('PUT', url, { token: owner.token, body: { threshold_percent: 101 } });
+  t.equal(raised.status, 200);
+  t.equal(raised.body.data.threshold_percent, 100);
+  const lowered = await api.request('PUT', url, { token: owner.token, body: { threshold_percent: 60, amount: 0 } });
+  t.equal(lowered.body.data.threshold_percent, 60, 'values up to 100 are kept as sent');
 });
 
 t.test("another user's budget is 404 everywhere; no token is 401", async (t) => {
@@ -266,7 +277,7 @@ t.test('progress on a small ledger: refunds subtract, transfers and other target
   await transaction(user.token, { type: 'expense', amount: 999, wallet_id: wallet, datetime: '2026-03-11T10:00:00Z', categories: [other] });
   await transaction(user.token, { type: 'expense', amount: 77, wallet_id: wallet, datetime: '2026-02-27T10:00:00Z', categories: [food] });
   const refund = await transaction(user.token, { type: 'income', amount: 50, wallet_id: wallet, datetime: '2026-03-12T10:00:00Z', categories: [] });
-  const marked = await api.request('POST', `/api/v1/transactions/${refund}/refund`, { token: user.token, body: { refunded_transaction_id: food1 } });
+  const marked = await api.request('POST', `/api/v1/transactions/${refund}/refund`, { token: user.token, body: { original_transaction_id: food1 } });
   t.equal(marked.status, 200);
   const transfer = await fx.transfer(user.user.id, wallet, savings, '100');
   await api.db.updateTable('transactions').set({ datetime: new Date('2026-03-13T10:00:00Z') }).where('transfer_id', '=', transfer.transferId).execute();

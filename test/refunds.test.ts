@@ -25,18 +25,40 @@ t.test('mark an income as the refund of an expense; balances never move', async 
   const expense = await transaction('expense', 40);
   const income = await transaction('income', 15.5);
   const before = await fx.balance(wallet);
-  const res = await mark(income, { refunded_transaction_id: expense });
+  const res = await mark(income, { original_transaction_id: expense });
   t.equal(res.status, 200);
   t.equal(res.body.message, 'Transaction marked as refund');
-  t.match(res.body.data, { transaction_id: income, refunded_transaction_id: expense, amount: 15.5, deleted_at: null, user_id: owner.user.id });
+  t.match(res.body.data, { refund_transaction_id: income, original_transaction_id: expense, amount: 15.5, deleted_at: null, user_id: owner.user.id });
   t.match(await show(income), { is_refund: true, refund_of_transaction_id: expense });
   t.equal(await fx.balance(wallet), before);
 
   const again = await mark(income);
   t.equal(again.status, 200);
   t.equal(again.body.data.id, res.body.data.id, 'one record per transaction');
-  t.equal(again.body.data.refunded_transaction_id, null, 'marking again without an expense clears the link');
+  t.equal(again.body.data.original_transaction_id, null, 'marking again without an expense clears the link');
   t.match(await show(income), { is_refund: true, refund_of_transaction_id: null });
+});
+
+t.test('a reference client links by the expense client id; a misspelt link is 422, never dropped', async (t) => {
+  const expenseClientId = clientId();
+  const made = await api.request('POST', '/api/v1/transactions', { token: owner.token, body: { type: 'expense', amount: 12, wallet_id: wallet, client_id: expenseClientId } });
+  t.equal(made.status, 201);
+  const income = await transaction('income', 12);
+  const byClientId = await mark(income, { original_client_id: expenseClientId });
+  t.equal(byClientId.status, 200);
+  t.equal(byClientId.body.data.original_transaction_id, made.body.data.id);
+  t.match(await show(income), { is_refund: true, refund_of_transaction_id: made.body.data.id });
+
+  const unknownClientId = await mark(income, { original_client_id: clientId() });
+  t.equal(unknownClientId.status, 422);
+  t.ok(unknownClientId.body.errors.original_client_id);
+
+  const other = await transaction('income');
+  const before = await fx.count('refunds', owner.user.id);
+  const misspelt = await mark(other, { refunded_transaction_id: made.body.data.id });
+  t.equal(misspelt.status, 422, 'the project-era name is refused by name, not ignored');
+  t.ok(misspelt.body.errors.refunded_transaction_id);
+  t.equal(await fx.count('refunds', owner.user.id), before, 'nothing written');
 });
 
 t.test('only an income of the caller can be marked, only of one of its expenses', async (t) => {
@@ -51,9 +73,9 @@ t.test('only an income of the caller can be marked, only of one of its expenses'
   t.equal(notIncome.status, 422, 'an expense cannot be a refund');
   t.ok(notIncome.body.errors.type);
   for (const refunded of [foreignExpense, deletedExpense, income, await transaction('income'), 999999]) {
-    const res = await mark(income, { refunded_transaction_id: refunded });
-    t.equal(res.status, 422, `refunded_transaction_id ${refunded}`);
-    t.ok(res.body.errors.refunded_transaction_id);
+    const res = await mark(income, { original_transaction_id: refunded });
+    t.equal(res.status, 422, `original_transaction_id ${refunded}`);
+    t.ok(res.body.errors.original_transaction_id);
   }
   const badClientId = await mark(income, { client_id: 'x' });
   t.equal(badClientId.status, 422);
@@ -72,7 +94,7 @@ t.test('client ids: a replay changes nothing, one used by another refund is 422'
   const [first, second] = [await transaction('income'), await transaction('income')];
   const expense = await transaction('expense');
   const id = clientId();
-  const made = await mark(first, { client_id: id, refunded_transaction_id: expense });
+  const made = await mark(first, { client_id: id, original_transaction_id: expense });
   t.equal(made.body.data.client_generated_id, id);
   const replay = await mark(first, { client_id: id });
   t.equal(replay.status, 200);
@@ -110,7 +132,7 @@ t.test('list: refunds of live incomes in creation order; a deleted income leaves
   for (const id of incomes) await mark(id, undefined, user.token);
   const list = await api.request('GET', '/api/v1/refunds', { token: user.token });
   t.equal(list.status, 200);
-  t.same(list.body.data.data.map((r: { transaction_id: number }) => r.transaction_id), incomes);
+  t.same(list.body.data.data.map((r: { refund_transaction_id: number }) => r.refund_transaction_id), incomes);
   t.same(list.body.data.data.map((r: { amount: number }) => r.amount), [10, 20]);
   t.match(list.body.data, { current_page: 1, total: 2, last_page: 1 });
   t.equal((await api.request('GET', '/api/v1/refunds?no_client_id=true', { token: user.token })).body.data.total, 2);
@@ -118,9 +140,9 @@ t.test('list: refunds of live incomes in creation order; a deleted income leaves
   const since = new Date(Date.now() - 1000).toISOString();
   await api.request('DELETE', `/api/v1/transactions/${incomes[0]}`, { token: user.token });
   const after = await api.request('GET', '/api/v1/refunds', { token: user.token });
-  t.same(after.body.data.data.map((r: { transaction_id: number }) => r.transaction_id), [incomes[1]]);
+  t.same(after.body.data.data.map((r: { refund_transaction_id: number }) => r.refund_transaction_id), [incomes[1]]);
   const feed = await api.request('GET', `/api/v1/refunds?synced_since=${encodeURIComponent(since)}`, { token: user.token });
-  t.ok(feed.body.data.data.find((r: { transaction_id: number }) => r.transaction_id === incomes[0])?.deleted_at);
+  t.ok(feed.body.data.data.find((r: { refund_transaction_id: number }) => r.refund_transaction_id === incomes[0])?.deleted_at);
   t.equal((await api.request('GET', '/api/v1/refunds', { token: stranger.token })).body.data.total, 0, "never another user's");
   t.equal((await api.request('GET', '/api/v1/refunds?synced_since=soon', { token: user.token })).status, 422);
 });
@@ -129,10 +151,10 @@ t.test('multipart mark body', async (t) => {
   const income = await transaction('income');
   const expense = await transaction('expense');
   const boundary = 'refundboundary';
-  const payload = `--${boundary}\r\nContent-Disposition: form-data; name="refunded_transaction_id"\r\n\r\n${expense}\r\n--${boundary}--\r\n`;
+  const payload = `--${boundary}\r\nContent-Disposition: form-data; name="original_transaction_id"\r\n\r\n${expense}\r\n--${boundary}--\r\n`;
   const res = await api.request('POST', `/api/v1/transactions/${income}/refund`, { token: owner.token, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
   t.equal(res.status, 200);
-  t.equal(res.body.data.refunded_transaction_id, expense);
+  t.equal(res.body.data.original_transaction_id, expense);
 });
 
 t.test('no token is 401 on every refund operation', async (t) => {

@@ -106,7 +106,12 @@ t.test('the spec and its interactive reference are served', async (t) => {
   t.equal(spec.body.openapi, '3.0.0');
   const docs = await api.app.inject({ method: 'GET', url: '/docs/' });
   t.equal(docs.statusCode, 200);
-  t.match(docs.body, /swagger/i);
+  t.match(docs.body, `<title>${spec.body.info.title}: API reference</title>`, 'the page is named after the product');
+  const initializer = await api.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+  const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer.body);
+  t.ok(logo, 'the stock logo is replaced');
+  t.match(Buffer.from(logo![1]!, 'base64').toString(), spec.body.info.title, 'by the product name');
+  t.match((await api.app.inject({ method: 'GET', url: '/docs/static/theme/product.css' })).body, 'download-url-wrapper { display: none }', 'no "Explore" box');
 });
 
 t.test('a fault is a 500 with a request id and no details', async (t) => {

@@ -215,9 +215,6 @@ t.test('update: type selects, fields change, links replace, client id adoption, 
   const mismatch = await update(owner.token, id, 'income', { amount: 20 });
   t.equal(mismatch.status, 422);
   t.ok(mismatch.body.errors.type);
-  const convert = await update(owner.token, id, 'expense', { amount: 20, type: 'income' });
-  t.equal(convert.status, 422, 'the type is never converted');
-  t.ok(convert.body.errors.type);
   t.equal((await api.request('PUT', `/api/v1/transactions/${id}`, { token: owner.token, body: { amount: 20, updated_at: new Date().toISOString() } })).status, 422, 'the type query is required');
 
   const changed = await update(owner.token, id, 'expense', { amount: 20, categories: [fuel, food], description: null, party_id: null, intent: 'gift', date: '2026-02-03' });
@@ -239,6 +236,45 @@ t.test('update: type selects, fields change, links replace, client id adoption, 
   t.equal(foreign.status, 422);
   t.ok(foreign.body.errors.wallet_id);
   t.equal(await fx.balance(wallet), '480.0000', 'refused updates change nothing');
+});
+
+t.test('update: the body type converts an expense into an income (and back); balances and budgets follow', async (t) => {
+  const user = await api.newUser();
+  const wallet = await fx.wallet(user.user.id, { balance: '100' });
+  const currency = (await api.request('GET', `/api/v1/wallets/${wallet}`, { token: user.token })).body.data.currency;
+  const budget = await api.request('POST', '/api/v1/budgets', { token: user.token, body: { name: 'All', amount: 100, currency, period_type: 'monthly', start_date: '2026-01-01' } });
+  t.equal(budget.status, 201);
+  const spent = async () => (await api.request('GET', `/api/v1/budgets/${budget.body.data.id}`, { token: user.token })).body.data.progress.gross_spent;
+  const made = await create(user.token, { type: 'expense', amount: 30, wallet_id: wallet, datetime: new Date().toISOString() });
+  const id = made.body.data.id;
+  t.equal(await fx.balance(wallet), '70.0000');
+  t.equal(await spent(), 30);
+
+  const converted = await update(user.token, id, 'expense', { amount: 30, type: 'income' });
+  t.equal(converted.status, 200);
+  t.equal(converted.body.data.type, 'income');
+  t.equal(await fx.balance(wallet), '130.0000', 'the expense is reverted and the income applied');
+  t.equal(await spent(), 0, 'an income is no spending');
+  t.equal((await api.request('GET', `/api/v1/transactions/${id}?type=income`, { token: user.token })).status, 200);
+  t.equal((await update(user.token, id, 'expense', { amount: 30 })).status, 422, 'the query now selects it as an income');
+
+  const back = await update(user.token, id, 'income', { amount: 45, type: 'expense' });
+  t.equal(back.status, 200);
+  t.equal(await fx.balance(wallet), '55.0000', 'type and amount change together');
+  t.equal(await spent(), 45);
+
+  const overdraw = await update(user.token, (await create(user.token, { type: 'income', amount: 500, wallet_id: wallet })).body.data.id, 'income', { amount: 500, type: 'expense' });
+  t.equal(overdraw.status, 422, 'a conversion that would overdraw is refused');
+  t.equal(await fx.balance(wallet), '555.0000');
+
+  const income = (await create(user.token, { type: 'income', amount: 5, wallet_id: wallet })).body.data.id;
+  t.equal((await api.request('POST', `/api/v1/transactions/${income}/refund`, { token: user.token, body: { original_transaction_id: id } })).status, 200);
+  for (const [linked, type, to] of [[income, 'income', 'expense'], [id, 'expense', 'income']] as const) {
+    const refused = await update(user.token, linked, type, { amount: linked === id ? 45 : 5, type: to });
+    t.equal(refused.status, 422, `a transaction in a refund link keeps its type (${type})`);
+    t.ok(refused.body.errors.type);
+  }
+  t.equal(await fx.balance(wallet), '560.0000', 'refused conversions change nothing');
 });
 
 t.test('an update that sends back references deleted since keeps them (clients send the whole record)', async (t) => {
@@ -288,6 +324,7 @@ t.test('transfer legs are changed only through their transfer', async (t) => {
   t.equal(shown.body.data.transfer_id, transferId);
   t.equal((await update(owner.token, expenseLegId, 'expense', { amount: 31 })).status, 409);
   t.equal((await update(owner.token, expenseLegId, 'expense', { amount: 30, wallet_id: to })).status, 409);
+  t.equal((await update(owner.token, expenseLegId, 'expense', { amount: 30, type: 'income' })).status, 409, 'a leg is never converted');
   const described = await update(owner.token, expenseLegId, 'expense', { amount: 30, description: 'Savings' });
   t.equal(described.status, 200, 'other fields of a leg may change');
   t.equal(described.body.data.description, 'Savings');
@@ -372,6 +409,9 @@ t.test('list: newest first, filters, totals over every matching row', async (t) 
   t.same(ids(await list(`wallet_ids=${bank}&exclude_transfers=true`)), [flat, loan]);
   t.same(ids(await list(`wallet_ids=${main}&wallet_ids=${bank}&exclude_transfers=true`)).length, 4, 'repeated keys');
   t.same(ids(await list(`category_ids=${food},${rent}`)), [flat, groceries], 'comma list');
+  // explode: false in the spec, but openapi-fetch sends arrays exploded: both forms must select the same rows
+  t.same(ids(await list(`category_ids=${food}&category_ids=${rent}`)), [flat, groceries], 'exploded list');
+  t.same(ids(await list(`wallet_ids=${main},${bank}&exclude_transfers=true`)), ids(await list(`wallet_ids=${main}&wallet_ids=${bank}&exclude_transfers=true`)), 'comma-joined = exploded');
   t.same(ids(await list('intent=loan_received,gift')), [loan]);
   t.same(ids(await list('search=GROCER')), [groceries], 'case-insensitive');
   t.same(ids(await list('search=100%25')), [flat], 'a % is literal');

@@ -19,6 +19,7 @@ import * as m011 from './011_import_suggestion_matches.js';
 import * as m012 from './012_sync_stamps.js';
 import * as m013 from './013_statistics_index.js';
 import * as m014 from './014_import_column_mappings.js';
+import * as m015 from './015_zero_budgets.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '012_sync_stamps': m012,
   '013_statistics_index': m013,
   '014_import_column_mappings': m014,
+  '015_zero_budgets': m015,
 };

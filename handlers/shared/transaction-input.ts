@@ -33,6 +33,7 @@ export function entryFromCreate(body: CreateBody, now: Date): TransactionEntry {
 /** An update body as changes: absent fields stay, `is_recurring` absent keeps the rule. */
 export function changesFromUpdate(body: UpdateBody, now: Date): TransactionChanges {
   return {
+    type: body.type,
     amount: amountFrom(body.amount!), // required by the schema
     walletId: body.wallet_id,
     datetime: datetimeFrom(body),

@@ -46,6 +46,8 @@ export interface RecurrenceInput {
 
 /** Changes to a transaction; undefined leaves a field as it is. */
 export interface TransactionChanges {
+  /** expense <-> income: a correction, so the balance effect flips with it. */
+  type?: EntryType;
   amount?: string;
   walletId?: number;
   datetime?: Date;
@@ -114,7 +116,8 @@ export async function createTransactionEntry(
  * Applies `changes` to a live transaction: the old balance effect is reverted and the new one
  * applied when the amount or wallet changes; a recurring rule follows a new datetime.
  * `current` must be the row as locked in this database transaction (lockLiveTransaction),
- * so the effect reverted is the one actually applied. The type never changes.
+ * so the effect reverted is the one actually applied. A changed type reverts the old effect and
+ * applies the new one like any other change.
  */
 export async function updateTransactionEntry(
   trx: Transaction<Database>,
@@ -126,13 +129,14 @@ export async function updateTransactionEntry(
 ): Promise<void> {
   const amount = changes.amount ?? current.amount;
   const walletId = changes.walletId ?? current.wallet_id;
-  if (!new Decimal(amount).equals(current.amount) || walletId !== current.wallet_id) {
+  const type = changes.type ?? current.type;
+  if (!new Decimal(amount).equals(current.amount) || walletId !== current.wallet_id || type !== current.type) {
     await moveBalances(
       trx,
       userId,
       {
         revert: [{ walletId: current.wallet_id, type: current.type, amount: current.amount }],
-        apply: [{ walletId, type: current.type, amount }],
+        apply: [{ walletId, type, amount }],
       },
       now,
     );
@@ -142,6 +146,7 @@ export async function updateTransactionEntry(
     .updateTable('transactions')
     .set({
       ...sync,
+      type,
       amount,
       wallet_id: walletId,
       datetime,

@@ -12,8 +12,8 @@ export type RefundRow = SyncedRow<'refunds'> & { amount: string };
 export function toRefund(row: RefundRow): RefundView {
   return {
     ...syncFields(row, 'refund'),
-    transaction_id: row.refund_transaction_id,
-    refunded_transaction_id: row.original_transaction_id,
+    refund_transaction_id: row.refund_transaction_id,
+    original_transaction_id: row.original_transaction_id,
     amount: moneyToJson(row.amount),
   };
 }
