@@ -3529,8 +3529,8 @@ export interface components {
             client_id?: components["schemas"]["ClientId"];
             title: string;
             description?: string | null;
-            /** @default custom */
-            type: components["schemas"]["ReminderType"];
+            /** @description Omitted, `custom`. */
+            type?: components["schemas"]["ReminderType"];
             /**
              * Format: date-time
              * @description An instant with a zone (`Z` or an offset); stored in UTC.
@@ -3543,13 +3543,10 @@ export interface components {
              * @example FREQ=DAILY;BYHOUR=20;BYMINUTE=0
              */
             repeat_rule?: string | null;
-            /**
-             * @description IANA time zone name; an unknown name is 422 ("The timezone field must be a valid timezone.").
-             * @default UTC
-             */
-            timezone: string;
-            /** @default 0 */
-            priority: number;
+            /** @description IANA time zone name (omitted, `UTC`); an unknown name is 422 ("The timezone field must be a valid timezone."). */
+            timezone?: string;
+            /** @description Omitted, 0. */
+            priority?: number;
             metadata?: {
                 [key: string]: unknown;
             } | null;
@@ -4115,11 +4112,8 @@ export interface components {
             description?: string | null;
             /** Format: date */
             date?: string | null;
-            /**
-             * @description Import the suggestion even though it is flagged as a `duplicate`; without it a flagged suggestion is answered `skipped_duplicate` and nothing is written.
-             * @default false
-             */
-            accept_duplicate: boolean;
+            /** @description (Omitted, false.) Import the suggestion even though it is flagged as a `duplicate`; without it a flagged suggestion is answered `skipped_duplicate` and nothing is written. */
+            accept_duplicate?: boolean;
             /** @description When above 0, a second expense "Transaction fee" of this amount is created in the same wallet on the same date, with the party "Charges" (found or created). */
             fee?: number | null;
         };
@@ -4128,21 +4122,12 @@ export interface components {
             session_id: number;
             /** @description The suggestions to import; an index may appear only once per request (422). */
             accepted: components["schemas"]["ImportConfirmItem"][];
-            /**
-             * @description When a suggestion has no wallet id, reuse the caller's wallet with the suggestion's wallet name and currency, or create it (a suggestion without both fails).
-             * @default false
-             */
-            auto_create_wallets: boolean;
-            /**
-             * @description Same for parties (by exact name); otherwise an unmatched party is left empty.
-             * @default false
-             */
-            auto_create_parties: boolean;
-            /**
-             * @description Same for categories (by exact name, created with the transaction's type); otherwise an unmatched category is left empty.
-             * @default false
-             */
-            auto_create_categories: boolean;
+            /** @description (Omitted, false.) When a suggestion has no wallet id, reuse the caller's wallet with the suggestion's wallet name and currency, or create it (a suggestion without both fails). */
+            auto_create_wallets?: boolean;
+            /** @description (Omitted, false.) Same for parties (by exact name); otherwise an unmatched party is left empty. */
+            auto_create_parties?: boolean;
+            /** @description (Omitted, false.) Same for categories (by exact name, created with the transaction's type); otherwise an unmatched category is left empty. */
+            auto_create_categories?: boolean;
         };
         /** @description What happened to one accepted suggestion. Each suggestion is imported in its own database transaction. */
         ImportConfirmItemOutcome: {
@@ -4242,11 +4227,8 @@ export interface components {
             /** @description The chat's title; when absent the server names the chat after its first answer. */
             title?: string | null;
             format_hint?: components["schemas"]["ChatFormatHint"];
-            /**
-             * @description When true the reply is not queued yet: upload files to the user message with `POST /v1/ai/chats/{chat}/messages/{message}/files`, which then queues it.
-             * @default false
-             */
-            defer_processing: boolean;
+            /** @description (Omitted, false.) When true the reply is not queued yet: upload files to the user message with `POST /v1/ai/chats/{chat}/messages/{message}/files`, which then queues it. */
+            defer_processing?: boolean;
         };
         /** @description A flat record of a data answer or table; keys are column names in display order. */
         ChatDataRow: {
@@ -4500,11 +4482,8 @@ export interface components {
             /** @description The question (not blank). */
             message: string;
             format_hint?: components["schemas"]["ChatFormatHint"];
-            /**
-             * @description As in `createChat`.
-             * @default false
-             */
-            defer_processing: boolean;
+            /** @description As in `createChat` (omitted, false). */
+            defer_processing?: boolean;
         };
         /** @description The user message just stored and the assistant reply created for it (`pending`). */
         ChatTurn: {
