@@ -934,7 +934,11 @@ export interface paths {
          */
         get: operations["listTransfers"];
         put?: never;
-        post?: never;
+        /**
+         * Create a transfer (alias of POST /v1/transfer)
+         * @description Identical to POST /v1/transfer, under the path the reference's web client calls (it sends `{amount, from_wallet_id, to_wallet_id, created_at, exchange_rate?}`). Same body, same answers, same replay rule for a known `client_id`.
+         */
+        post: operations["createTransferAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6580,6 +6584,46 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createTransferAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransferCreate"];
+            };
+        };
+        responses: {
+            /** @description Replay of a known `client_id`; the existing transfer, unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferResult"];
+                };
+            };
+            /** @description Transfer created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];

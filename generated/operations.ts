@@ -127,6 +127,7 @@ export type OperationId =
   | 'updateTransaction'
   | 'uploadTransactionFiles'
   | 'createTransfer'
+  | 'createTransferAlias'
   | 'deleteTransfer'
   | 'getTransfer'
   | 'listTransfers'
@@ -270,6 +271,7 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'updateTransaction',method: 'PUT',path: '/v1/transactions/{id}',route: '/api/v1/transactions/:id',tag: 'Transactions',public: false,bodyTypes: ['application/json','multipart/form-data']},
   {operationId: 'uploadTransactionFiles',method: 'POST',path: '/v1/transactions/{id}/files',route: '/api/v1/transactions/:id/files',tag: 'Transactions',public: false,bodyTypes: ['multipart/form-data']},
   {operationId: 'createTransfer',method: 'POST',path: '/v1/transfer',route: '/api/v1/transfer',tag: 'Transfers',public: false,bodyTypes: ['application/json']},
+  {operationId: 'createTransferAlias',method: 'POST',path: '/v1/transfers',route: '/api/v1/transfers',tag: 'Transfers',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteTransfer',method: 'DELETE',path: '/v1/transfers/{id}',route: '/api/v1/transfers/:id',tag: 'Transfers',public: false,bodyTypes: []},
   {operationId: 'getTransfer',method: 'GET',path: '/v1/transfers/{id}',route: '/api/v1/transfers/:id',tag: 'Transfers',public: false,bodyTypes: []},
   {operationId: 'listTransfers',method: 'GET',path: '/v1/transfers',route: '/api/v1/transfers',tag: 'Transfers',public: false,bodyTypes: []},

@@ -47,27 +47,11 @@ export const transferHandlers = {
 
   getTransfer: async (ctx: HandlerContext<'getTransfer'>) => attachWallet(ctx.db, ctx.user.id, await transfers.show(ctx)),
 
-  createTransfer: async (ctx: HandlerContext<'createTransfer'>) => {
-    const { body, user } = ctx;
-    checkNumbers(body);
-    const result = await transfers.create(ctx, async (trx, columns) => {
-      const legClientIds = await legClientIdColumns(trx, user.id, body);
-      const plan = await planTransfer(trx, user.id, {
-        from: body.from_wallet_id,
-        to: body.to_wallet_id,
-        amount: moneyFromInput(body.amount),
-        requestedRate: body.exchange_rate === undefined ? undefined : rateFromInput(body.exchange_rate),
-        datetime: body.datetime ?? columns.updated_at,
-      });
-      await moveBalances(trx, user.id, { apply: effectsOf(plan.values) }, columns.updated_at);
-      return insertTransferWithLegs(trx, columns, plan.values, { description: plan.description, ...legClientIds }).catch((error) => {
-        // One leg client id in two simultaneous transfers: the later one is refused like a used id.
-        if (isUniqueViolation(error, 'transactions_user_client_id_key')) throw legClientIdUsed(body);
-        throw error;
-      });
-    });
-    return attachWallet(ctx.db, user.id, result);
-  },
+  createTransfer: (ctx: HandlerContext<'createTransfer'>) => createTransfer(ctx),
+
+  // the web client's path: the same operation
+  createTransferAlias: (ctx: HandlerContext<'createTransferAlias'>) => createTransfer(ctx),
+
 
   updateTransfer: async (ctx: HandlerContext<'updateTransfer'>) => {
     const { body, user } = ctx;
@@ -105,6 +89,30 @@ export const transferHandlers = {
       await softDeleteLegs(trx, ctx.user.id, legs, now);
     }),
 } satisfies Partial<Handlers>;
+
+/** POST /v1/transfer and its alias POST /v1/transfers. */
+async function createTransfer(ctx: HandlerContext<'createTransfer'> | HandlerContext<'createTransferAlias'>) {
+  const { body, user } = ctx;
+  checkNumbers(body);
+  const result = await transfers.create(ctx, async (trx, columns) => {
+    const legClientIds = await legClientIdColumns(trx, user.id, body);
+    const plan = await planTransfer(trx, user.id, {
+      from: body.from_wallet_id,
+      to: body.to_wallet_id,
+      amount: moneyFromInput(body.amount),
+      requestedRate: body.exchange_rate === undefined ? undefined : rateFromInput(body.exchange_rate),
+      datetime: body.datetime ?? columns.updated_at,
+    });
+    await moveBalances(trx, user.id, { apply: effectsOf(plan.values) }, columns.updated_at);
+    return insertTransferWithLegs(trx, columns, plan.values, { description: plan.description, ...legClientIds }).catch((error) => {
+      // One leg client id in two simultaneous transfers: the later one is refused like a used id.
+      if (isUniqueViolation(error, 'transactions_user_client_id_key')) throw legClientIdUsed(body);
+      throw error;
+    });
+  });
+  return attachWallet(ctx.db, user.id, result);
+}
+
 
 interface TransferRequest {
   from: number;

@@ -392,3 +392,26 @@ t.test('deleting a transfer whose money was spent since is not refused; the dest
   t.equal(await balanceOf(to), '-60.0000', 'undoing the record leaves the destination negative');
   t.equal(await balanceOf(from), '160.0000', 'and gives the source its 60 back');
 });
+
+t.test('POST /transfers: the path the web client calls is the same operation', async (t) => {
+  const from = await wallet(owner.user.id, { balance: '50' });
+  const to = await wallet(owner.user.id);
+  const webBody = { amount: 20, from_wallet_id: from, to_wallet_id: to, created_at: '2026-03-04T05:06:07Z' };
+  const res = await api.request('POST', '/api/v1/transfers', { token: owner.token, body: webBody });
+  t.equal(res.status, 201, JSON.stringify(res.body));
+  t.match(res.body.data, { amount: 20, received_amount: 20, from_wallet_id: from, to_wallet_id: to });
+  t.equal(await balanceOf(from), '30.0000');
+  t.equal(await balanceOf(to), '20.0000');
+  const id = clientId();
+  const first = await api.request('POST', '/api/v1/transfers', { token: owner.token, body: { ...webBody, client_id: id } });
+  const again = await api.request('POST', '/api/v1/transfers', { token: owner.token, body: { ...webBody, client_id: id } });
+  t.same([first.status, again.status], [201, 200], 'a replay moves no money');
+  t.equal(await balanceOf(from), '10.0000');
+  const bad = await api.request('POST', '/api/v1/transfers', { token: owner.token, body: { ...webBody, amount: 'lots' } });
+  t.equal(bad.status, 422);
+  t.ok(bad.body.errors.amount);
+  const foreign = await api.request('POST', '/api/v1/transfers', { token: stranger.token, body: webBody });
+  t.equal(foreign.status, 422, "another user's wallets are not the caller's");
+  t.equal(await balanceOf(from), '10.0000', 'nothing moved');
+  t.equal((await api.request('POST', '/api/v1/transfers', { body: webBody })).status, 401);
+});
