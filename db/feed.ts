@@ -191,13 +191,20 @@ async function pageMark(db: Kysely<Database>, table: SyncedTable, options: FeedO
   return mark ? { stamp: mark.after_stamp, id: Number(mark.after_id) } : undefined;
 }
 
+/**
+ * A mark is a cache: one lost in a crash only means that page is found by offset, so its write
+ * does not wait for the disk (a read of a sync page should not pay for a flush).
+ */
 async function savePageMark(db: Kysely<Database>, table: SyncedTable, options: FeedOptions, last: StampedRow): Promise<void> {
   const { tokenId, feed } = options.marks!;
-  await db
-    .insertInto('sync_page_marks')
-    .values({ token_id: tokenId, feed: `${table}?${feed}`, page: options.page, after_stamp: last.last_synced_at, after_id: last.id })
-    .onConflict((oc) => oc.columns(['token_id', 'feed', 'page']).doUpdateSet({ after_stamp: last.last_synced_at, after_id: last.id, created_at: new Date() }))
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    await sql`set local synchronous_commit to off`.execute(trx);
+    await trx
+      .insertInto('sync_page_marks')
+      .values({ token_id: tokenId, feed: `${table}?${feed}`, page: options.page, after_stamp: last.last_synced_at, after_id: last.id })
+      .onConflict((oc) => oc.columns(['token_id', 'feed', 'page']).doUpdateSet({ after_stamp: last.last_synced_at, after_id: last.id, created_at: new Date() }))
+      .execute();
+  });
 }
 
 /**
