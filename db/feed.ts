@@ -155,11 +155,13 @@ async function syncPage<Row extends StampedRow>(
       .executeTakeFirstOrThrow()
       .then((row) => Number(row.total));
   const last = rows.at(-1);
-  const total = last
-    ? before + rows.length + (rows.length === options.limit ? await counted(start.where(after(stampOf(last))), FEED_COUNT_CAP) : 0)
-    : (mark ? before : 0) + (await counted(start, skipped + FEED_COUNT_CAP)); // a page past the end
-
-  if (last && options.marks && !options.cursor) await savePageMark(db, table, options, last);
+  const rest = !last
+    ? counted(start, skipped + FEED_COUNT_CAP).then((count) => (mark ? before : 0) + count) // a page past the end
+    : rows.length === options.limit
+      ? counted(start.where(after(stampOf(last))), FEED_COUNT_CAP).then((count) => before + rows.length + count)
+      : Promise.resolve(before + rows.length);
+  // the count and the mark are independent: one round trip's wait, not two
+  const [total] = await Promise.all([rest, last && options.marks && !options.cursor ? savePageMark(db, table, options, last) : undefined]);
   const nextCursor = last && rows.length === options.limit ? stampOf(last) : { stamp: horizon, id: 0 };
   const meta = pageMeta(rows.map(stampOf), total, { ...options, since, now: horizon });
   return { rows, meta: { ...meta, next_cursor: formatFeedCursor(nextCursor) } };
@@ -179,13 +181,18 @@ function capAtHorizon<Row extends StampedRow>(rows: Row[], horizon: Date): Row[]
   return rows;
 }
 
+/** A mark's feed key: the table and every list parameter but the page. */
+function markFeed(table: SyncedTable, marks: NonNullable<FeedOptions['marks']>): string {
+  return `${table}?${marks.feed}`;
+}
+
 async function pageMark(db: Kysely<Database>, table: SyncedTable, options: FeedOptions, page: number): Promise<FeedCursor | undefined> {
   if (!options.marks) return undefined;
   const mark = await db
     .selectFrom('sync_page_marks')
     .select(['after_stamp', 'after_id'])
     .where('token_id', '=', options.marks.tokenId)
-    .where('feed', '=', `${table}?${options.marks.feed}`)
+    .where('feed', '=', markFeed(table, options.marks))
     .where('page', '=', page)
     .executeTakeFirst();
   return mark ? { stamp: mark.after_stamp, id: Number(mark.after_id) } : undefined;
@@ -196,12 +203,13 @@ async function pageMark(db: Kysely<Database>, table: SyncedTable, options: FeedO
  * does not wait for the disk (a read of a sync page should not pay for a flush).
  */
 async function savePageMark(db: Kysely<Database>, table: SyncedTable, options: FeedOptions, last: StampedRow): Promise<void> {
-  const { tokenId, feed } = options.marks!;
+  const { tokenId } = options.marks!;
+  const feed = markFeed(table, options.marks!);
   await db.transaction().execute(async (trx) => {
     await sql`set local synchronous_commit to off`.execute(trx);
     await trx
       .insertInto('sync_page_marks')
-      .values({ token_id: tokenId, feed: `${table}?${feed}`, page: options.page, after_stamp: last.last_synced_at, after_id: last.id })
+      .values({ token_id: tokenId, feed, page: options.page, after_stamp: last.last_synced_at, after_id: last.id })
       .onConflict((oc) => oc.columns(['token_id', 'feed', 'page']).doUpdateSet({ after_stamp: last.last_synced_at, after_id: last.id, created_at: new Date() }))
       .execute();
   });

@@ -210,7 +210,7 @@ async function listFilters(ctx: HandlerContext<'listTransactions'>): Promise<Tra
  * one keeps its type until the refund is unmarked (422 on `type`, nothing written).
  */
 async function checkConvertible(trx: Transaction<Database>, userId: number, row: TransactionRow): Promise<void> {
-  const refunded = await trx
+  const refunded = !row.is_refund && await trx
     .selectFrom('transactions')
     .select('id')
     .where('user_id', '=', userId)

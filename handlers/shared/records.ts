@@ -62,8 +62,6 @@ export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['ord
     cursor = parseFeedCursor(query.cursor);
     if (!cursor) throw invalidField('cursor', 'The cursor must be a next_cursor value returned by this list.');
   }
-  const { page: _page, cursor: _cursor, ...rest } = query as Record<string, unknown>;
-  const feed = JSON.stringify(Object.keys(rest).sort().map((key) => [key, rest[key]]));
   return {
     page: query.page ?? 1,
     limit: query.limit ?? 20,
@@ -72,6 +70,13 @@ export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['ord
     noClientId: query.no_client_id === true,
     order,
     now,
-    ...(tokenId !== undefined ? { marks: { tokenId, feed } } : {}),
+    // only a synced_since feed pages by marks
+    ...(tokenId !== undefined && since ? { marks: { tokenId, feed: feedKey(query) } } : {}),
   };
+}
+
+/** Every parameter of a list request but the page (and the cursor), in a stable order. */
+function feedKey(query: ListQuery): string {
+  const { page: _page, cursor: _cursor, ...rest } = query as Record<string, unknown>;
+  return JSON.stringify(Object.keys(rest).sort().map((key) => [key, rest[key]]));
 }
