@@ -14,8 +14,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BudgetProgress } from '../domain/budget-progress.js';
 import { Decimal } from '../domain/money.js';
-import { DELIVER_EMAILS_JOB } from '../server/mail.js';
-import type { AppServices } from '../server/services.js';
+import { DELIVER_EMAILS_JOB } from './job-names.js';
+import type { DatabaseServices } from './services.js';
 import { progressOfBudgets, userTimeZoneOrUtc, warmBudgetRates, withoutProvider } from './budget-spending.js';
 import { selectBudgets, type BudgetRow } from './budgets.js';
 import { notifyUser } from './notification-delivery.js';
@@ -45,7 +45,7 @@ export type AlertBudgets = (trx: Transaction<Database>, userId: number, transact
  * convert with are resolved first, before any transaction opens (alerts never call the provider).
  */
 export async function withBudgetAlerts<T>(
-  services: AppServices,
+  services: DatabaseServices,
   log: FastifyBaseLogger | undefined,
   write: (alert: AlertBudgets) => Promise<T>,
   writer?: { db: Kysely<Database>; userId: number },
@@ -65,7 +65,7 @@ export async function withBudgetAlerts<T>(
  */
 export async function alertBudgetsAfterWrite(
   trx: Transaction<Database>,
-  services: AppServices,
+  services: DatabaseServices,
   userId: number,
   transactionId: number,
   log?: FastifyBaseLogger,
@@ -82,7 +82,7 @@ export async function alertBudgetsAfterWrite(
   }
 }
 
-async function alertBudgets(trx: Transaction<Database>, services: AppServices, userId: number, transactionId: number): Promise<boolean> {
+async function alertBudgets(trx: Transaction<Database>, services: DatabaseServices, userId: number, transactionId: number): Promise<boolean> {
   const matched = await spendingMatchedBy(trx, userId, transactionId);
   if (!matched) return false;
   const budgets = await budgetsMatching(trx, userId, matched);

@@ -1,15 +1,21 @@
 // Closing a budget window: the snapshot of its progress (net_spent, rollover_in, rollover_out)
 // stored in budget_period_states, one row per budget and window, so closing again updates that
 // row. The next window reads its rollover_in from it (db/budget-spending.ts, rolloverInFor).
-// Used by close-period and by the job that closes every ended window (jobs/close-budget-periods).
+// closeEndedWindowsOf closes every ended window of one budget, oldest first: close-period and
+// the hourly job (jobs/close-budget-periods) both run it.
 import type { Kysely } from 'kysely';
-import type { BudgetWindow } from '../domain/budget-periods.js';
+import { endedWindows, type BudgetWindow } from '../domain/budget-periods.js';
 import { rolloverOut } from '../domain/budget-progress.js';
 import { MONEY_DECIMALS } from '../domain/money.js';
-import type { AppServices } from '../server/services.js';
-import { numbersInWindow, type BudgetRef } from './budget-spending.js';
+import { dayIn } from '../domain/stats-periods.js';
+import type { BudgetRow } from './budgets.js';
+import type { DatabaseServices } from './services.js';
+import { numbersInWindow, userTimeZoneOrUtc, type BudgetRef } from './budget-spending.js';
 import type { Database } from './schema.js';
 import { selectSynced, type SyncedRow } from './sync.js';
+
+/** At most this many windows of one budget are closed per run (a budget started long ago catches up over runs). */
+const CATCH_UP_LIMIT = 120;
 
 export type PeriodStateRow = SyncedRow<'budget_period_states'>;
 
@@ -19,7 +25,7 @@ export type PeriodStateRow = SyncedRow<'budget_period_states'>;
  */
 export async function closeWindow(
   db: Kysely<Database>,
-  services: AppServices,
+  services: DatabaseServices,
   budget: BudgetRef,
   window: BudgetWindow,
   today: string,
@@ -66,4 +72,26 @@ export function latestState(db: Kysely<Database>, budgetId: number, today: strin
     .orderBy('period_start', 'desc')
     .limit(1)
     .executeTakeFirst();
+}
+
+/**
+ * Closes the budget's ended windows that are not finally closed, oldest first (the caller holds
+ * the budget row locked); returns how many were written. close-period runs it too, so the
+ * window it closes receives the rollover of the one that just ended.
+ */
+export async function closeEndedWindowsOf(trx: Kysely<Database>, services: DatabaseServices, budget: BudgetRow, now: Date): Promise<number> {
+  const zone = await userTimeZoneOrUtc(trx, budget.user_id);
+  const today = dayIn(now, zone);
+  const latest = await latestState(trx, budget.id, today);
+  const windows: BudgetWindow[] = [];
+  let after: BudgetWindow | null = null;
+  if (latest) {
+    after = { start: latest.period_start, end: latest.period_end };
+    // closed before it ended (close-period mid-window): close it again with its final numbers
+    const closedEarly = latest.closed_at !== null && dayIn(latest.closed_at, zone) <= latest.period_end;
+    if (closedEarly) windows.push(after);
+  }
+  windows.push(...endedWindows(budget, today, after, CATCH_UP_LIMIT));
+  for (const window of windows) await closeWindow(trx, services, budget, window, today, now, zone);
+  return windows.length;
 }

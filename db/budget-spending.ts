@@ -1,10 +1,3 @@
-// NOTE FOR B2: two refinements of the agreed API.
-// - countedTransactionsQuery is async (it loads the budget's live targets first, so the SQL
-//   carries only the filters that apply): `const query = await countedTransactionsQuery(db,
-//   budget, window)`, then page it with .limit/.offset and count with clearSelect().
-// - The budget parameter is `BudgetRef` (the columns used here); a Budget or BudgetRow fits.
-//   Every function also takes an optional `timeZone` (the user's; looked up when absent).
-//
 // Which transactions a budget counts, summed in SQL. The only place that knows the rule:
 // - counted expenses: the user's live expenses (not transfer legs) dated in the window (local
 //   days of the user's time zone, both ends inclusive), matching any live target (wallet,
@@ -19,7 +12,7 @@ import { isTimeZone } from '../domain/configuration-keys.js';
 import { budgetNumbers, progressJson, type BudgetNumbers, type BudgetProgress, type CurrencySpending } from '../domain/budget-progress.js';
 import { dayIn } from '../domain/stats-periods.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
-import type { AppServices } from '../server/services.js';
+import type { DatabaseServices } from './services.js';
 import type { Budget, Database } from './schema.js';
 import { userTimeZone } from './transactions.js';
 
@@ -207,7 +200,7 @@ export async function budgetSpending(db: Kysely<Database>, budget: BudgetRef, wi
  * Rates into `currency` for these currencies: the user's manual rate first, then the stored
  * rate (services.rates, the one rate lookup of the app). null where no rate is known.
  */
-export async function ratesInto(db: Kysely<Database>, services: AppServices, userId: number, currency: string, from: string[]): Promise<Map<string, string | null>> {
+export async function ratesInto(db: Kysely<Database>, services: DatabaseServices, userId: number, currency: string, from: string[]): Promise<Map<string, string | null>> {
   const rates = new Map<string, string | null>();
   for (const code of new Set(from)) {
     if (code === currency) rates.set(code, '1');
@@ -222,7 +215,7 @@ export async function ratesInto(db: Kysely<Database>, services: AppServices, use
  * transaction opens; inside it, budget code converts with withoutProvider(services), which
  * finds these rates remembered or stored and never makes a network call.
  */
-export async function warmBudgetRates(db: Kysely<Database>, services: AppServices, userId: number): Promise<void> {
+export async function warmBudgetRates(db: Kysely<Database>, services: DatabaseServices, userId: number): Promise<void> {
   const [budgets, wallets] = await Promise.all([
     db.selectFrom('budgets').select('currency').distinct().where('user_id', '=', userId).where('deleted_at', 'is', null).where('is_active', '=', true).execute(),
     db.selectFrom('wallets').select('currency').distinct().where('user_id', '=', userId).where('deleted_at', 'is', null).execute(),
@@ -233,7 +226,7 @@ export async function warmBudgetRates(db: Kysely<Database>, services: AppService
 }
 
 /** The services with a rate lookup that never calls the provider: for code inside a database transaction. */
-export function withoutProvider(services: AppServices): AppServices {
+export function withoutProvider<Services extends DatabaseServices>(services: Services): Services {
   return { ...services, rates: services.rates.withoutProvider() };
 }
 
@@ -271,7 +264,7 @@ export async function rolloverInFor(db: Kysely<Database>, budget: BudgetRef, win
  * of queries however many items: targets, spending, rollovers, and one rate lookup per
  * budget currency.
  */
-export async function numbersOfWindows(db: Kysely<Database>, services: AppServices, items: BudgetInWindow[], today: string, timeZone: string): Promise<BudgetNumbers[]> {
+export async function numbersOfWindows(db: Kysely<Database>, services: DatabaseServices, items: BudgetInWindow[], today: string, timeZone: string): Promise<BudgetNumbers[]> {
   if (items.length === 0) return [];
   const [spending, rollovers] = await Promise.all([spendingOfWindows(db, items, timeZone), rolloversIn(db, items)]);
   const userId = oneOwner(items);
@@ -300,7 +293,7 @@ export async function numbersOfWindows(db: Kysely<Database>, services: AppServic
 /** The exact numbers of an explicit window (close-period and the close job). */
 export async function numbersInWindow(
   db: Kysely<Database>,
-  services: AppServices,
+  services: DatabaseServices,
   budget: BudgetRef,
   window: BudgetWindow,
   today: string,
@@ -313,7 +306,7 @@ export async function numbersInWindow(
 /** The progress of an explicit window, as the API shows it. */
 export async function progressInWindow(
   db: Kysely<Database>,
-  services: AppServices,
+  services: DatabaseServices,
   budget: BudgetRef,
   window: BudgetWindow,
   today: string,
@@ -323,7 +316,7 @@ export async function progressInWindow(
 }
 
 /** The progress of each budget's window containing the user's local today at `now` (for responses); budgets of one user. */
-export async function progressOfBudgets(db: Kysely<Database>, services: AppServices, budgets: BudgetRef[], now: Date, timeZone?: string): Promise<BudgetProgress[]> {
+export async function progressOfBudgets(db: Kysely<Database>, services: DatabaseServices, budgets: BudgetRef[], now: Date, timeZone?: string): Promise<BudgetProgress[]> {
   if (budgets.length === 0) return [];
   const zone = timeZone ?? (await userTimeZoneOrUtc(db, budgets[0].user_id));
   const today = dayIn(now, zone);
@@ -331,7 +324,7 @@ export async function progressOfBudgets(db: Kysely<Database>, services: AppServi
   return (await numbersOfWindows(db, services, items, today, zone)).map(progressJson);
 }
 
-export async function progressOfBudget(db: Kysely<Database>, services: AppServices, budget: BudgetRef, now: Date, timeZone?: string): Promise<BudgetProgress> {
+export async function progressOfBudget(db: Kysely<Database>, services: DatabaseServices, budget: BudgetRef, now: Date, timeZone?: string): Promise<BudgetProgress> {
   return (await progressOfBudgets(db, services, [budget], now, timeZone))[0];
 }
 

@@ -217,9 +217,6 @@ export async function nameChatIfUntitled(trx: Transaction<Database>, chatId: num
   await trx.updateTable('chat_sessions').set({ title: title.slice(0, 255) }).where('id', '=', chatId).where('title', 'is', null).execute();
 }
 
-/** The job queue name of the answering job (jobs/answer-chat-message.ts), nudged after a commit. */
-export const ANSWER_CHAT_MESSAGE_JOB = 'answer-chat-message';
-
 /** Replies the assistant may add after one question by resuming it (spec: continuation_message_id). */
 export const MAX_CONTINUATIONS = 5;
 

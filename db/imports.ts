@@ -1,9 +1,11 @@
 // Legacy CSV imports in the database: file_imports (one per upload, with its progress) and
 // failed_imports (the rows that could not be imported; a fixed row stays with resolved_at and
 // the transaction it produced, and leaves every list and count).
-import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
-import type { FailedImportRow, FileImportRow } from '../handlers/views/import.js';
-import type { Database, FailedImportsTable, FileImportStatus } from './schema.js';
+import type { Kysely, Selectable, SelectQueryBuilder, Transaction } from 'kysely';
+import type { Database, FailedImportsTable, FileImportsTable, FileImportStatus } from './schema.js';
+
+export type FileImportRow = Selectable<FileImportsTable> & { failed_imports_count: number | string };
+export type FailedImportRow = Selectable<FailedImportsTable>;
 
 /** Every column of file_imports plus the live count of its unresolved failed rows. */
 export function selectFileImports(db: Kysely<Database>, userId: number): SelectQueryBuilder<any, any, FileImportRow> {

@@ -1,10 +1,10 @@
 // Delivering a notification produced by the server (reminders, budget alerts, inactivity
 // nudges, insights) on every channel the user's preferences allow (DECISIONS: Reminders and
 // notifications; reference 5.10). In-app notifications are the `notifications` rows; e-mail
-// goes to the outbox (server/mail.ts) and is sent by the deliver-emails job, which the caller
+// goes to the outbox (db/email-outbox.ts) and is sent by the deliver-emails job, which the caller
 // nudges after its transaction commits: services.jobs.send(DELIVER_EMAILS_JOB).
 import type { Kysely } from 'kysely';
-import { queueEmail } from '../server/mail.js';
+import { queueEmail } from './email-outbox.js';
 import { preferencesOf, type NotificationPreferences } from './notification-preferences.js';
 import type { Database, NotificationType } from './schema.js';
 

@@ -70,7 +70,7 @@ export interface NewCampaign {
 
 /**
  * Records the campaign, one outreach_sends row per recipient of the audience, and one
- * outreach e-mail per send in the outbox (the bulk form of server/mail.ts queueEmail), all in
+ * outreach e-mail per send in the outbox (the bulk form of db/email-outbox.ts queueEmail), all in
  * the caller's transaction. `template` has the placeholders that `fillPlaceholders` fills
  * per recipient. Returns the campaign id and the number of recipients.
  */

@@ -4,7 +4,6 @@
 import type { Kysely } from 'kysely';
 import { actionsOfMessages } from '../db/agent-actions.js';
 import {
-  ANSWER_CHAT_MESSAGE_JOB,
   chatPage,
   deleteChat,
   filesOfMessages,
@@ -18,6 +17,7 @@ import {
   type TurnInput,
 } from '../db/chats.js';
 import { pageMeta } from '../db/feed.js';
+import { ANSWER_CHAT_MESSAGE_JOB } from '../db/job-names.js';
 import type { ChatMessage, Database } from '../db/schema.js';
 import { renderMarkdownDocument } from '../domain/chat-export.js';
 import { slugify } from '../domain/slug.js';

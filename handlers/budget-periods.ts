@@ -6,7 +6,7 @@ import { userToday, warmBudgetRates, withoutProvider } from '../db/budget-spendi
 import { lockLiveBudget } from '../db/budgets.js';
 import { feedPage } from '../db/feed.js';
 import { currentWindow } from '../domain/budget-periods.js';
-import { closeEndedWindowsOf } from '../jobs/close-budget-periods.js';
+import { closeEndedWindowsOf } from '../db/budget-period-states.js';
 import { ok } from '../server/envelope.js';
 import { invalidField, notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';

@@ -15,7 +15,7 @@ import { parseDateFormatLabel } from '../domain/statements/csv-values.js';
 import { parseOfx } from '../domain/statements/ofx.js';
 import { detectStatementFormat, StatementError } from '../domain/statements/statement-line.js';
 import { decodeStatementText, looksBinary, type DecodedText } from '../domain/statements/text-encoding.js';
-import { ANALYZE_IMPORT_JOB } from '../jobs/analyze-import.js';
+import { ANALYZE_IMPORT_JOB } from '../db/job-names.js';
 import { documentProcessorConfigured } from '../server/document-processor.js';
 import { created, done, ok } from '../server/envelope.js';
 import { conflict, invalidField, notFound, validationFailed, type FieldErrors } from '../server/errors.js';

@@ -6,18 +6,18 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
-import { findFileImport, insertFileImport, lockFailedRows, resolveFailedRows, selectFileImports, selectOpenFailedRows, setFailedReason } from '../db/imports.js';
+import { findFileImport, insertFileImport, lockFailedRows, resolveFailedRows, selectFileImports, selectOpenFailedRows, setFailedReason, type FileImportRow } from '../db/imports.js';
 import { pageMeta, pageOffset } from '../db/feed.js';
 import type { Database } from '../db/schema.js';
 import { hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
-import { PROCESS_CSV_IMPORT_JOB } from '../jobs/process-csv-import.js';
+import { PROCESS_CSV_IMPORT_JOB } from '../db/job-names.js';
 import { created, ok } from '../server/envelope.js';
 import { HttpError, invalidField, validationFailed, type FieldErrors } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile } from '../server/multipart.js';
 import { amountOf, dateOf, importEntry, importTimeZone, importTransfer, rejectionReason, RowRejected, UNEXPECTED_FAILURE, type ImportWriteContext } from './shared/import-entries.js';
 import { feedOptions } from './shared/records.js';
-import { toFailedImport, toFileImport, type FileImportRow } from './views/import.js';
+import { toFailedImport, toFileImport } from './views/import.js';
 
 /** Extensions a CSV upload may have (spec: ImportFileUpload). */
 const CSV_EXTENSIONS = ['csv', 'txt'];

@@ -10,7 +10,7 @@ import type { Config } from '../server/config.js';
 import { ok } from '../server/envelope.js';
 import { validationFailed, type FieldErrors } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
-import { DELIVER_EMAILS_JOB } from '../server/mail.js';
+import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
 import type { FileStorage } from '../server/storage.js';
 import { publicMediaUrl } from '../server/public-media.js';
 import { checkOutreachAttachments, checkOutreachImage, type CheckedFile } from './shared/outreach-uploads.js';

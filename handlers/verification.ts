@@ -13,7 +13,8 @@ import { hashPassword } from '../domain/passwords.js';
 import { done } from '../server/envelope.js';
 import { HttpError, invalidField } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
-import { DELIVER_EMAILS_JOB, queueEmail } from '../server/mail.js';
+import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
+import { queueEmail } from '../db/email-outbox.js';
 import type { AppServices } from '../server/services.js';
 
 const INVALID_CODE = 'Invalid or expired code.';

@@ -31,8 +31,7 @@ import { readCsvUpload, withDuplicates, type ExtractedDrafts } from '../handlers
 import type { Statement } from '../domain/statements/statement-line.js';
 import { DocumentProcessorError, processDocument } from '../server/document-processor.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
-
-export const ANALYZE_IMPORT_JOB = 'analyze-import';
+import { ANALYZE_IMPORT_JOB } from '../db/job-names.js';
 
 export const analyzeImportJob: JobDefinition<{ sessionId?: number }> = {
   name: ANALYZE_IMPORT_JOB,

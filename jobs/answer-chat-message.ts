@@ -11,7 +11,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { confirmedSummariesAfter, insertProposals } from '../db/agent-actions.js';
-import { ANSWER_CHAT_MESSAGE_JOB, claimReply, finishReply, historyBefore, nameChatIfUntitled, type ReplyOutcome } from '../db/chats.js';
+import { ANSWER_CHAT_MESSAGE_JOB } from '../db/job-names.js';
+import { claimReply, finishReply, historyBefore, nameChatIfUntitled, type ReplyOutcome } from '../db/chats.js';
 import type { ChatMessage, Database, JsonObject } from '../db/schema.js';
 import { answerWithTools, type AgentAnswer, type AgentContext } from '../server/assistant-agent.js';
 import { answerLocally } from '../server/assistant-local.js';

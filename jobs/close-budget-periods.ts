@@ -9,17 +9,13 @@
 // job twice changes nothing.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { closeWindow, latestState } from '../db/budget-period-states.js';
-import { userTimeZoneOrUtc, warmBudgetRates, withoutProvider } from '../db/budget-spending.js';
-import { lockLiveBudget, type BudgetRow } from '../db/budgets.js';
+import { closeEndedWindowsOf } from '../db/budget-period-states.js';
+import { warmBudgetRates, withoutProvider } from '../db/budget-spending.js';
+import { lockLiveBudget } from '../db/budgets.js';
 import type { Database } from '../db/schema.js';
-import { endedWindows, type BudgetWindow } from '../domain/budget-periods.js';
-import { dayIn } from '../domain/stats-periods.js';
 import type { JobDefinition } from '../server/jobs.js';
 import type { AppServices } from '../server/services.js';
 
-/** At most this many windows of one budget are closed per run (a budget started long ago catches up over runs). */
-const CATCH_UP_LIMIT = 120;
 const BATCH = 100;
 
 export const closeBudgetPeriodsJob: JobDefinition = {
@@ -67,26 +63,4 @@ async function closeBudget(db: Kysely<Database>, services: AppServices, userId: 
     if (!budget || !budget.is_active || !budget.rollover_enabled) return 0; // another worker holds it, or it changed
     return closeEndedWindowsOf(trx, withoutProvider(services), budget, services.now());
   });
-}
-
-/**
- * Closes the budget's ended windows that are not finally closed, oldest first (the caller holds
- * the budget row locked); returns how many were written. close-period runs it too, so the
- * window it closes receives the rollover of the one that just ended.
- */
-export async function closeEndedWindowsOf(trx: Kysely<Database>, services: AppServices, budget: BudgetRow, now: Date): Promise<number> {
-  const zone = await userTimeZoneOrUtc(trx, budget.user_id);
-  const today = dayIn(now, zone);
-  const latest = await latestState(trx, budget.id, today);
-  const windows: BudgetWindow[] = [];
-  let after: BudgetWindow | null = null;
-  if (latest) {
-    after = { start: latest.period_start, end: latest.period_end };
-    // closed before it ended (close-period mid-window): close it again with its final numbers
-    const closedEarly = latest.closed_at !== null && dayIn(latest.closed_at, zone) <= latest.period_end;
-    if (closedEarly) windows.push(after);
-  }
-  windows.push(...endedWindows(budget, today, after, CATCH_UP_LIMIT));
-  for (const window of windows) await closeWindow(trx, services, budget, window, today, now, zone);
-  return windows.length;
 }

@@ -14,7 +14,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, EmailsTable } from '../db/schema.js';
 import type { Config } from '../server/config.js';
 import type { JobDefinition } from '../server/jobs.js';
-import { DELIVER_EMAILS_JOB } from '../server/mail.js';
+import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
 import { createMailTransport, isPermanentFailure, type MailTransport } from '../server/mail-transport.js';
 import type { FileStorage } from '../server/storage.js';
 import { attachmentReader } from './email-attachments.js';

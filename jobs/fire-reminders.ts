@@ -13,7 +13,7 @@ import { dueReminderIds, lockDueReminder } from '../db/reminders.js';
 import type { Database } from '../db/schema.js';
 import { nextTriggerAt } from '../domain/reminder-schedule.js';
 import type { JobDefinition } from '../server/jobs.js';
-import { DELIVER_EMAILS_JOB } from '../server/mail.js';
+import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
 
 const BATCH = 100;
 

@@ -13,7 +13,7 @@ import { notifyUser } from '../db/notification-delivery.js';
 import type { Database } from '../db/schema.js';
 import { settingOf } from '../db/settings.js';
 import type { JobDefinition } from '../server/jobs.js';
-import { DELIVER_EMAILS_JOB } from '../server/mail.js';
+import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 60;

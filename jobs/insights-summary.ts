@@ -26,7 +26,7 @@ import { startOfDay } from '../domain/time-zone.js';
 import { targetCurrency } from '../handlers/statistics.js';
 import { Converter } from '../handlers/views/statistics.js';
 import type { JobDefinition } from '../server/jobs.js';
-import { DELIVER_EMAILS_JOB } from '../server/mail.js';
+import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
 import type { AppServices } from '../server/services.js';
 
 export type InsightsFrequency = 'weekly' | 'monthly';

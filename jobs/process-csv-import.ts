@@ -30,8 +30,7 @@ import {
 } from '../handlers/shared/import-entries.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
 import { removeStoredFiles } from '../server/stored-files.js';
-
-export const PROCESS_CSV_IMPORT_JOB = 'process-csv-import';
+import { PROCESS_CSV_IMPORT_JOB } from '../db/job-names.js';
 
 /** Rows written per database transaction (each under its own savepoint). */
 const BATCH_ROWS = 50;

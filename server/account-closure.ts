@@ -7,7 +7,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { deleteUserAndEverythingOwned } from '../db/users.js';
 import { escapeHtml, type RenderedEmail } from '../domain/email-templates.js';
-import { DELIVER_EMAILS_JOB, queueEmail } from './mail.js';
+import { queueEmail } from '../db/email-outbox.js';
+import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
 import type { AppServices } from './services.js';
 import { removeStoredFiles } from './stored-files.js';
 

@@ -11,21 +11,8 @@ import type { Kysely } from 'kysely';
 import { settingOf } from '../db/settings.js';
 import type { Database, JsonValue } from '../db/schema.js';
 import { Decimal } from '../domain/money.js';
+import type { RateService } from '../db/services.js';
 import { ProviderUnavailableError, type RatesProvider, type RatesQuote } from './rate-providers.js';
-
-export interface RateService {
-  /** Units of `to` per one unit of `from` for this user; 1 for the same currency; undefined when unknown. */
-  rate(db: Kysely<Database>, userId: number, from: string, to: string, now: Date): Promise<Decimal | undefined>;
-  /** Rates from `base` to each currency, and the currencies with no rate. */
-  rates(db: Kysely<Database>, userId: number, base: string, currencies: string[], now: Date): Promise<{ rates: Map<string, Decimal>; unavailable: string[] }>;
-  /**
-   * The same lookup without a remote provider (manual, remembered and stored rates, and a local
-   * provider such as the bundled table): what code inside a database transaction uses, so no
-   * network call ever holds a transaction open.
-   * Callers warm it first with the full service, before the transaction opens.
-   */
-  withoutProvider(): RateService;
-}
 
 export interface RateServiceOptions {
   provider: RatesProvider;

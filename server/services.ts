@@ -4,13 +4,8 @@ import type { Config } from './config.js';
 import type { DatabaseKind } from '../db/connection.js';
 import type { TokenService } from './auth.js';
 import type { FileStorage } from './storage.js';
-import type { RateService } from './rates.js';
+import type { DatabaseServices, JobQueue } from '../db/services.js';
 import type { AssetPriceService } from './asset-prices.js';
-
-/** Queues a run of a background job now (jobs also run on their schedule without it). */
-export interface JobQueue {
-  send(name: string, data?: object): Promise<void>;
-}
 
 /**
  * The queue handlers see. The app is built before the job runner starts (main.ts attaches it);
@@ -36,14 +31,12 @@ export class AttachableJobQueue implements JobQueue {
   }
 }
 
-export interface AppServices {
+export interface AppServices extends DatabaseServices {
   config: Config;
   databaseKind: DatabaseKind;
   tokens: TokenService;
   /** Uploaded files (attachments, icons, imports). */
   storage: FileStorage;
-  /** Exchange rates (manual, stored, provider, reverse) for every part that converts money. */
-  rates: RateService;
   /** Asset search and prices from the CoinGecko-compatible provider. */
   assetPrices: AssetPriceService;
   /** The contract's `info.version`. */
@@ -52,8 +45,6 @@ export interface AppServices {
   build: string | null;
   /** How many of the spec's operations have a handler in this build. */
   operationCounts: { total: number; implemented: number };
-  /** Nudges background jobs after a commit (e.g. deliver-emails after queueEmail). */
+  /** The queue nudge, attachable once the job runner starts (narrows DatabaseServices.jobs). */
   jobs: AttachableJobQueue;
-  /** The current time; tests may replace it. */
-  now: () => Date;
 }

@@ -2,7 +2,7 @@
 // through the ledger's write paths (a second confirm returns the same result), reject
 // discards, batches go together, a confirmed party resumes the request.
 import t from 'tap';
-import { ANSWER_CHAT_MESSAGE_JOB } from '../db/chats.js';
+import { ANSWER_CHAT_MESSAGE_JOB } from '../db/job-names.js';
 import { assistantTestApp, text, toolCall } from './helpers/assistant.js';
 
 const { api, script, received, nudges, owner, stranger, fx, newChat, getChat, runJob, balanceOf } = await assistantTestApp(t);

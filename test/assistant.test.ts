@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { ANSWER_CHAT_MESSAGE_JOB } from '../db/chats.js';
+import { ANSWER_CHAT_MESSAGE_JOB } from '../db/job-names.js';
 import { answerChatMessageJob } from '../jobs/answer-chat-message.js';
 import { assistantTestApp, silentLog as silent, text, toolCall } from './helpers/assistant.js';
 import { startApp } from './helpers/harness.js';

@@ -8,7 +8,7 @@ import t from 'tap';
 import { alertBudgetsAfterWrite, withBudgetAlerts } from '../db/budget-alerts.js';
 import { createTransactionEntry } from '../handlers/shared/transaction-writes.js';
 import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
-import { DELIVER_EMAILS_JOB } from '../server/mail.js';
+import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
 import type { AppServices } from '../server/services.js';
 import { startApp } from './helpers/harness.js';
 import { ledgerFixtures } from './helpers/transaction-fixtures.js';

@@ -7,7 +7,7 @@ import { deliverEmailsJob, deliverPendingEmails, MAX_ATTEMPTS, transportFor } fr
 import { loadConfig } from '../server/config.js';
 import { grantAdmin } from '../scripts/admin.js';
 import { createMailTransport } from '../server/mail-transport.js';
-import { queueEmail } from '../server/mail.js';
+import { queueEmail } from '../db/email-outbox.js';
 import { startApp, type TestApp } from './helpers/harness.js';
 import { parseMessage, startSmtpServer } from './helpers/smtp.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';

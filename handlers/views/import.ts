@@ -1,14 +1,10 @@
 // Legacy CSV imports as the API shows them (spec: FileImport, FailedImport).
-import type { Selectable } from 'kysely';
 import type { components } from '../../generated/api.js';
-import type { FailedImportsTable, FileImportsTable } from '../../db/schema.js';
+import type { FailedImportRow, FileImportRow } from '../../db/imports.js';
 
 type Schemas = components['schemas'];
 export type FileImportView = Schemas['FileImport'];
 export type FailedImportView = Schemas['FailedImport'];
-
-export type FileImportRow = Selectable<FileImportsTable> & { failed_imports_count: number | string };
-export type FailedImportRow = Selectable<FailedImportsTable>;
 
 export function toFileImport(row: FileImportRow): FileImportView {
   return {

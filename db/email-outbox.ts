@@ -3,7 +3,7 @@
 // the deliver-emails job sends it at once instead of at its next scheduled run. Requests never
 // talk to the mail transport themselves.
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database } from './schema.js';
 
 export interface OutgoingEmail {
   to: string;
@@ -17,9 +17,6 @@ export interface OutgoingEmail {
   userId?: number | null;
   outreachSendId?: number | null;
 }
-
-/** The job that drains the outbox (see jobs/). */
-export const DELIVER_EMAILS_JOB = 'deliver-emails';
 
 /** Adds one e-mail to the outbox; returns its row id. */
 export async function queueEmail(db: Kysely<Database>, email: OutgoingEmail): Promise<number> {
