@@ -32,7 +32,7 @@ import {
   touchTransaction,
   updateTransactionEntry,
 } from './shared/transaction-writes.js';
-import { toTransaction, type TransactionView } from './views/transaction.js';
+import { toTransactions, type TransactionView } from './views/transaction.js';
 
 // The flow works on rows; `present` turns them into views with their nested records.
 const transactions = syncedResource<TransactionRow, TransactionRow>({
@@ -52,7 +52,7 @@ interface PresentCtx {
 /** Rows as views, their nested records loaded for all of them at once (also for other lists of transactions). */
 export async function present(ctx: PresentCtx, rows: TransactionRow[]): Promise<TransactionView[]> {
   const details = await loadTransactionDetails(ctx.db, ctx.user.id, rows);
-  return rows.map((row) => toTransaction(row, details, ctx.services.config.publicUrl));
+  return toTransactions(rows, details, ctx.services.config.publicUrl);
 }
 
 async function presentOne(ctx: PresentCtx, row: TransactionRow): Promise<TransactionView> {

@@ -19,15 +19,19 @@ interface SyncColumnsRow {
 
 /** `syncableType` names the kind of record in `sync_state`, e.g. `wallet`. */
 export function syncFields(row: SyncColumnsRow, syncableType: string): SyncFieldsView {
-  const iso = (date: Date | null) => date?.toISOString() ?? null;
+  // each time once: a page of transactions formats a few thousand of them
+  const created_at = row.created_at.toISOString();
+  const updated_at = row.updated_at.toISOString();
+  const deleted_at = row.deleted_at?.toISOString() ?? null;
+  const last_synced_at = row.last_synced_at.toISOString();
   return {
     id: row.id,
     user_id: row.user_id,
     client_generated_id: formatClientId(row.device_token, row.client_generated_id),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    deleted_at: iso(row.deleted_at),
-    last_synced_at: row.last_synced_at.toISOString(),
+    created_at,
+    updated_at,
+    deleted_at,
+    last_synced_at,
     sync_state: {
       id: row.id,
       syncable_type: syncableType,
@@ -35,10 +39,10 @@ export function syncFields(row: SyncColumnsRow, syncableType: string): SyncField
       source: row.device_platform,
       client_generated_id: row.client_generated_id,
       device_id: row.device_id,
-      last_synced_at: row.last_synced_at.toISOString(),
-      created_at: row.created_at.toISOString(),
-      updated_at: row.updated_at.toISOString(),
-      deleted_at: iso(row.deleted_at),
+      last_synced_at,
+      created_at,
+      updated_at,
+      deleted_at,
     },
   };
 }

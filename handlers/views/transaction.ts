@@ -4,22 +4,53 @@ import type { components } from '../../generated/api.js';
 import type { RecurringRuleRow, TransactionDetails, TransactionRow } from '../../db/transactions.js';
 import { formatClientId } from '../../domain/client-id.js';
 import { moneyToJson } from '../../domain/money.js';
-import { toCategory } from './category.js';
+import { toCategory, type CategoryRow, type CategoryView } from './category.js';
 import { toFile } from './file.js';
-import { toGroup } from './group.js';
-import { toParty } from './party.js';
+import { toGroup, type GroupRow, type GroupView } from './group.js';
+import { toParty, type PartyRow, type PartyView } from './party.js';
 import { syncFields } from './sync.js';
-import { toWallet } from './wallet.js';
+import { toWallet, type WalletRow, type WalletView } from './wallet.js';
 
 export type TransactionView = components['schemas']['Transaction'];
 export type RecurringRuleView = components['schemas']['RecurringRule'];
 
-export function toTransaction(row: TransactionRow, details: TransactionDetails, publicUrl: string): TransactionView {
+/**
+ * Rows as views. A page of a hundred transactions nests a handful of wallets, parties, groups
+ * and categories: each is built once and shared by the rows that show it.
+ */
+export function toTransactions(rows: TransactionRow[], details: TransactionDetails, publicUrl: string): TransactionView[] {
+  const nested: NestedViews = {
+    wallet: builtOnce((wallet) => toWallet(wallet, details.walletTotals.get(wallet.id))),
+    party: builtOnce(toParty),
+    group: builtOnce(toGroup),
+    category: builtOnce(toCategory),
+  };
+  return rows.map((row) => toTransaction(row, details, publicUrl, nested));
+}
+
+interface NestedViews {
+  wallet: (row: WalletRow) => WalletView;
+  party: (row: PartyRow) => PartyView;
+  group: (row: GroupRow) => GroupView;
+  category: (row: CategoryRow) => CategoryView;
+}
+
+/** `build`, remembering its view per row id. */
+function builtOnce<Row extends { id: number }, View>(build: (row: Row) => View): (row: Row) => View {
+  const views = new Map<number, View>();
+  return (row) => {
+    let view = views.get(row.id);
+    if (view === undefined) views.set(row.id, (view = build(row)));
+    return view;
+  };
+}
+
+function toTransaction(row: TransactionRow, details: TransactionDetails, publicUrl: string, nested: NestedViews): TransactionView {
   const walletRow = details.wallets.get(row.wallet_id);
   if (!walletRow) throw new Error(`wallet ${row.wallet_id} of transaction ${row.id} was not loaded`);
-  const wallet = toWallet(walletRow, details.walletTotals.get(row.wallet_id));
+  const wallet = nested.wallet(walletRow);
   const partyRow = row.party_id === null ? undefined : details.parties.get(row.party_id);
-  const party = partyRow ? toParty(partyRow) : null;
+  const party = partyRow ? nested.party(partyRow) : null;
   const groupRow = row.group_id === null ? undefined : details.groups.get(row.group_id);
   const transfer = row.transfer_id === null ? undefined : details.transfers.get(row.transfer_id);
   const rule = details.rules.get(row.id);
@@ -41,8 +72,8 @@ export function toTransaction(row: TransactionRow, details: TransactionDetails, 
     amount_in_budget_currency: null,
     wallet,
     party,
-    group: groupRow ? toGroup(groupRow) : null,
-    categories: (details.categories.get(row.id) ?? []).map(toCategory),
+    group: groupRow ? nested.group(groupRow) : null,
+    categories: (details.categories.get(row.id) ?? []).map(nested.category),
     wallet_client_generated_id: wallet.client_generated_id,
     party_client_generated_id: party?.client_generated_id ?? null,
     transfer_client_generated_id: transfer ? formatClientId(transfer.device_token, transfer.client_generated_id) : null,
