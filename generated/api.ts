@@ -402,7 +402,7 @@ export interface paths {
         };
         /**
          * Get server information
-         * @description Public. Name, version and build of the server, its database kind, and how much of the contract it implements.
+         * @description Public. Name, version and build of the server, its database kind, and how much of the contract it implements. Rate limited per IP (RATE_LIMIT_API requests per minute, default 600).
          */
         get: operations["getServerInfo"];
         put?: never;
@@ -422,7 +422,7 @@ export interface paths {
         };
         /**
          * Get server information (v1 path)
-         * @description Public. The same answer as `GET /info`, under the `/v1` prefix.
+         * @description Public. The same answer as `GET /info`, under the `/v1` prefix, rate limited with it per IP.
          */
         get: operations["getServerInfoV1"];
         put?: never;
@@ -5315,6 +5315,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerInfoResult"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };
     };
@@ -5336,6 +5337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerInfoResult"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };
     };
