@@ -272,7 +272,7 @@ async function money(client: Client, wallets: Awaited<ReturnType<typeof records>
   await deleteTransfer({ client, path: { id: transfer.id } });
 
   await listExchangeRates({ client, query: { base: 'EUR', targets: ['USD', 'GBP'] } });
-  await searchAssets({ client, query: { query: 'bitcoin' } });
+  await searchAssets({ client, query: { q: 'bitcoin' } });
   await listAssetPrices({ client, query: { ids: ['bitcoin', 'ethereum'], vs_currency: 'eur' } });
   const stats = must((await getStatistics({ client, query: { preset: 'current_month', wallet_ids: [wallet.id], section: 'overview' } })).data, 'stats');
   console.log(stats.data);

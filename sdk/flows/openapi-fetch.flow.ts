@@ -164,7 +164,7 @@ async function money(client: Client, wallets: Awaited<ReturnType<typeof records>
   await client.DELETE('/v1/transfers/{id}', { params: { path: { id: transfer.id } } });
 
   await client.GET('/v1/exchange-rates', { params: { query: { base: 'EUR', targets: ['USD', 'GBP'] } } });
-  await client.GET('/v1/asset-prices/search', { params: { query: { query: 'bitcoin' } } });
+  await client.GET('/v1/asset-prices/search', { params: { query: { q: 'bitcoin' } } });
   await client.GET('/v1/asset-prices', { params: { query: { ids: ['bitcoin', 'ethereum'], vs_currency: 'eur' } } });
   const stats = must((await client.GET('/v1/stats', { params: { query: { preset: 'current_month', wallet_ids: [wallet.id], section: 'overview' } } })).data, 'stats');
   console.log(stats.data);
