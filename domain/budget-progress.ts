@@ -102,6 +102,10 @@ export interface BudgetNumbers {
   remaining: Decimal;
   projected: Decimal;
   percent: number;
+  /** percent_used ≥ threshold_percent, whatever the status says first. */
+  thresholdCrossed: boolean;
+  /** Forecast alerts on, half the window elapsed or 50% used, and projection > effective limit. */
+  forecastBreach: boolean;
   status: BudgetStatus;
   unconverted: string[];
 }
@@ -131,12 +135,17 @@ export function budgetNumbers(input: ProgressInput): BudgetNumbers {
   const projected = projectedSpend(net, window, today);
 
   const halfElapsed = elapsedDays(window, today) * 2 >= daysInWindow(window);
+  const forecastBreach = budget.forecast_alerts_enabled && (halfElapsed || percent >= 50) && projected.greaterThan(effectiveLimit);
+  const thresholdCrossed = percent >= budget.threshold_percent;
   let status: BudgetStatus = 'on_track';
   if (net.greaterThan(effectiveLimit)) status = 'over_budget';
-  else if (budget.forecast_alerts_enabled && (halfElapsed || percent >= 50) && projected.greaterThan(effectiveLimit)) status = 'forecast_breach';
-  else if (percent >= budget.threshold_percent) status = 'near_limit';
+  else if (forecastBreach) status = 'forecast_breach';
+  else if (thresholdCrossed) status = 'near_limit';
 
-  return { window, limit, gross, refunds, net, rolloverIn, effectiveLimit, remaining, projected, percent, status, unconverted: [...unconverted].sort() };
+  return {
+    window, limit, gross, refunds, net, rolloverIn, effectiveLimit, remaining, projected, percent,
+    thresholdCrossed, forecastBreach, status, unconverted: [...unconverted].sort(),
+  };
 }
 
 /** The numbers as the API shows them (JSON numbers, converted once at the edge). */
@@ -154,6 +163,8 @@ export function progressJson(numbers: BudgetNumbers): BudgetProgress {
     remaining: json(numbers.remaining),
     projected_spend: json(numbers.projected),
     percent_used: numbers.percent,
+    is_threshold_crossed: numbers.thresholdCrossed,
+    is_forecast_breach: numbers.forecastBreach,
     status: numbers.status,
     partial: numbers.unconverted.length > 0,
     unconverted_currencies: numbers.unconverted,

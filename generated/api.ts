@@ -402,7 +402,7 @@ export interface paths {
         };
         /**
          * Get server information
-         * @description Public. Name, version and build of the server, its database kind, and how much of the contract it implements.
+         * @description Public. Name, version and build of the server, its database kind, and how much of the contract it implements. Rate limited per IP (RATE_LIMIT_API requests per minute, default 600).
          */
         get: operations["getServerInfo"];
         put?: never;
@@ -422,7 +422,7 @@ export interface paths {
         };
         /**
          * Get server information (v1 path)
-         * @description Public. The same answer as `GET /info`, under the `/v1` prefix.
+         * @description Public. The same answer as `GET /info`, under the `/v1` prefix, rate limited with it per IP.
          */
         get: operations["getServerInfoV1"];
         put?: never;
@@ -2198,6 +2198,11 @@ export interface components {
             url: string;
             /** @description The state carried through the provider (the one given in the query, or a generated one). The callback must present it; compare it with the value the provider returns. */
             state: string;
+            /**
+             * @description A fixed label the reference sends beside the address.
+             * @enum {string}
+             */
+            message: "oauth login redirection url";
         };
         OAuthRedirectResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["OAuthRedirect"];
@@ -2343,6 +2348,11 @@ export interface components {
         Wallet: components["schemas"]["SyncFields"] & {
             /** @example Main Wallet */
             name: string;
+            /**
+             * @description Made from the name at creation (lower case, hyphens), unique among the caller's wallets (deleted ones included) with a `-2`, `-3`... suffix when taken; it does not change on rename.
+             * @example main-wallet
+             */
+            slug: string;
             type: components["schemas"]["WalletType"];
             description: string | null;
             currency: components["schemas"]["Currency"];
@@ -2395,12 +2405,16 @@ export interface components {
          * @example 2026-11-21T05:25:22.000Z
          */
         ClientUpdatedAt: string;
-        /** @description Changes to a wallet; every field is optional and only the fields given change (`null` clears `description`). A body with only `client_id` adopts a wallet that has no client id yet; an existing client id is never replaced (the sent one is then ignored), and a `client_id` already used by another of the caller's wallets is 422. The currency is fixed at creation and the balance is derived from the transactions: `currency` and `balance` are not accepted here and, like any unknown field (the mobile app sends them), are ignored. */
+        /** @description Changes to a wallet; every field is optional and only the fields given change (`null` clears `description`). A body with only `client_id` adopts a wallet that has no client id yet; an existing client id is never replaced (the sent one is then ignored), and a `client_id` already used by another of the caller's wallets is 422. The balance is derived from the transactions, so `balance` is accepted and ignored (the mobile app sends it with every edit); `currency` changes only while the wallet has no live transaction. */
         WalletUpdate: components["schemas"]["IconInput"] & {
             client_id?: components["schemas"]["ClientId"];
             name?: string;
             type?: components["schemas"]["WalletType"];
             description?: string | null;
+            /** @description A new currency, for a wallet with no live transaction (the web client sets the currency of the new account's wallet during onboarding); the wallet's own currency is no change; anything else is 422 on `currency`, as no amount is converted. */
+            currency?: components["schemas"]["Currency"];
+            /** @description Ignored: the balance is the opening balance plus the live transactions, and only they move it (the mobile app sends its local balance with every edit). */
+            balance?: number;
             updated_at?: components["schemas"]["ClientUpdatedAt"];
         };
         /** @description A user-defined group of transactions (e.g. Personal, Family, Work). Five groups are created at registration: General, Personal, Family, Friends and Work (names in the user's language). */
@@ -2619,6 +2633,11 @@ export interface components {
          * @enum {string}
          */
         TransactionIntent: "regular" | "loan_received" | "loan_repayment" | "debt_owed" | "debt_settled" | "investment_buy" | "investment_return" | "gift";
+        /**
+         * @description The kind of record a file belongs to, named as the reference names it (its model class): `App\Models\Transaction` for a transaction attachment, `App\Models\ChatMessage` for a file of an assistant chat message.
+         * @enum {string}
+         */
+        FileableType: "App\\Models\\Transaction" | "App\\Models\\ChatMessage";
         /** @description A stored file (transaction attachment, icon image, import upload). */
         File: {
             id: number;
@@ -2628,9 +2647,9 @@ export interface components {
             link: string;
             /** @enum {string} */
             type: "image" | "pdf" | "icon" | "emoji";
-            /** @description The kind of record the file belongs to, e.g. `transaction`. */
-            model: string;
-            model_id: number;
+            fileable_type: components["schemas"]["FileableType"];
+            /** @description The id of the record the file belongs to (the transaction's id). */
+            fileable_id: number;
             mime_type: string;
             /** @description Size in bytes. */
             size: number;
@@ -2678,6 +2697,10 @@ export interface components {
              */
             datetime: string;
             intent: components["schemas"]["TransactionIntent"];
+            /** @description Free-form data the server attached to the transaction (the reference's field); null when there is none, which is the case for everything the API creates today. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
             wallet_id: number;
             party_id: number | null;
             /** @description The linked group, if any (a transaction has at most one group). */
@@ -2951,6 +2974,10 @@ export interface components {
             projected_spend: components["schemas"]["Money"];
             /** @description round(100 × net_spent / effective_limit); when effective_limit ≤ 0, 100 if anything was spent, else 0. */
             percent_used: number;
+            /** @description percent_used ≥ threshold_percent (true even when `status` reports something worse first). */
+            is_threshold_crossed: boolean;
+            /** @description Forecast alerts are on, at least half the window has elapsed or 50% is used, and projected_spend > effective_limit (true even when `status` is `over_budget`). */
+            is_forecast_breach: boolean;
             status: components["schemas"]["BudgetStatus"];
             /** @description True when some expenses were left out for lack of an exchange rate. */
             partial: boolean;
@@ -3926,6 +3953,11 @@ export interface components {
          * @enum {string}
          */
         ImportSessionStatus: "analyzing" | "extracting" | "enriching" | "checking" | "ready" | "confirmed" | "failed";
+        /**
+         * @description Which extractor produced the row: `csv`, `camt` (CAMT.053), `ofx` (OFX/QFX), `remote` (document processor fields), `statement` (statement text structured by the language model), `llm_fallback` (free text read by the language model), `receipt` (a receipt read in a chat). A suggestion carries it twice: `document_type` is the reference's name, `source` keeps it apart from the session's `document_type` (the kind of document).
+         * @enum {string}
+         */
+        ImportSuggestionSource: "csv" | "camt" | "ofx" | "remote" | "statement" | "llm_fallback" | "receipt";
         /** @description An existing transaction of the caller that the suggestion probably repeats. `exact`: same amount, same date and the same description (case and spacing ignored, small differences tolerated). `near`: same wallet, same amount and a date within 3 days. Null when the suggestion matches no transaction. */
         ImportDuplicate: {
             /**
@@ -3959,19 +3991,25 @@ export interface components {
              */
             date: string | null;
             description: string | null;
+            /** @description The party's name as the document (or the enricher) gives it (the reference's name). */
+            party: string | null;
+            /** @description The wallet's name as the document (or the enricher) gives it (the reference's name). */
+            wallet: string | null;
+            /** @description The category's name as the enricher gives it (the reference's name). */
+            category: string | null;
+            /** @description The same value as `party`, named apart from the matched `party_id`. */
             party_name: string | null;
+            /** @description The same value as `wallet`, named apart from the matched `wallet_id`. */
             wallet_name: string | null;
+            /** @description The same value as `category`, named apart from the matched `category_id`. */
             category_name: string | null;
             party_id: number | null;
             wallet_id: number | null;
             category_id: number | null;
             /** @description How sure the extractor is: 1.0 for clean structured rows, lower for unreadable values (0.3), document-processor rows (0.8) and language-model extraction (0.6). */
             confidence: number;
-            /**
-             * @description Which extractor produced the row: `csv`, `camt` (CAMT.053), `ofx` (OFX/QFX), `remote` (document processor fields), `statement` (statement text structured by the language model), `llm_fallback` (free text read by the language model), `receipt` (a receipt read in a chat).
-             * @enum {string}
-             */
-            source: "csv" | "camt" | "ofx" | "remote" | "statement" | "llm_fallback" | "receipt";
+            document_type: components["schemas"]["ImportSuggestionSource"];
+            source: components["schemas"]["ImportSuggestionSource"];
             /** @description A fee printed next to the transaction on statements, when extracted. */
             fee: number | null;
             tax: number | null;
@@ -4085,6 +4123,12 @@ export interface components {
             duplicates_found: number;
             /** @description Why analysis failed (status `failed`), e.g. "No transactions could be extracted from this document."; null otherwise. */
             error: string | null;
+            /** @description The reference's summary of the analysis: `{total_suggestions, duplicates_found}` once `ready` (and after confirm), `{error}` when `failed`, null while analysing. The same values as the top-level fields. */
+            metadata: {
+                total_suggestions?: number;
+                duplicates_found?: number;
+                error?: string;
+            } | null;
             /** @description In `index` order; empty until `ready`. */
             suggestions: components["schemas"]["ImportSuggestion"][];
             csv_reading: components["schemas"]["ImportCsvReading"];
@@ -4132,6 +4176,8 @@ export interface components {
             auto_create_parties?: boolean;
             /** @description (Omitted, false.) Same for categories (by exact name, created with the transaction's type); otherwise an unmatched category is left empty. */
             auto_create_categories?: boolean;
+            /** @description Accepted for the reference's clients. A fee expense is always linked to its transaction here: the item's outcome names it (`fee_transaction_id`) whatever this says. */
+            link_fees?: boolean;
         };
         /** @description What happened to one accepted suggestion. Each suggestion is imported in its own database transaction. */
         ImportConfirmItemOutcome: {
@@ -4199,6 +4245,12 @@ export interface components {
         ChatSession: {
             id: number;
             user_id: number;
+            /**
+             * @description The reference's polymorphic owner; always a user here (`owner_id` = `user_id`).
+             * @enum {string}
+             */
+            owner_type: "App\\Models\\User";
+            owner_id: number;
             /** @description Given at creation, or set after the first completed reply (at most 6 words; otherwise the first 60 characters of the first question). Null until then. */
             title: string | null;
             messages_count: number;
@@ -4347,6 +4399,9 @@ export interface components {
             link: string;
             /** @enum {string} */
             type: "image" | "pdf" | "document";
+            fileable_type: components["schemas"]["FileableType"];
+            /** @description The id of the chat message the file is attached to. */
+            fileable_id: number;
             /** @example application/pdf */
             mime_type: string;
             /** @description Size in bytes. */
@@ -4420,6 +4475,9 @@ export interface components {
         /** @description A message of a chat. The user's messages carry `content` and `files`; assistant replies are created `pending` and filled in by a background job (poll `GET /v1/ai/chats/{chat}`). A completed reply has `content` (markdown), and depending on `source`, `blocks` (agent answers), `format_type` + `rows` (data answers) and `actions` (changes the assistant proposes; nothing is written until they are confirmed). */
         ChatMessage: {
             id: number;
+            /** @description The chat the message belongs to (the reference's name). */
+            chat_session_id: number;
+            /** @description The same as `chat_session_id`, named like the `{chat}` path parameter. */
             chat_id: number;
             /** @description The author for user messages; null for assistant replies. */
             user_id: number | null;
@@ -5315,6 +5373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerInfoResult"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };
     };
@@ -5336,6 +5395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerInfoResult"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };
     };
@@ -7024,9 +7084,11 @@ export interface operations {
     };
     searchAssets: {
         parameters: {
-            query: {
-                /** @description Name or symbol to look for. */
-                query: string;
+            query?: {
+                /** @description Name or symbol to look for (the reference's name). Required unless `query` is given (422 on `q`). */
+                q?: string;
+                /** @description The same as `q`, the name earlier builds of this service documented; `q` wins when both are given. */
+                query?: string;
             };
             header?: never;
             path?: never;

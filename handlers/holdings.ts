@@ -2,7 +2,7 @@
 // (server/asset-prices.ts). An unreachable provider is 503, unless stored prices can be served.
 import type { FastifyBaseLogger } from 'fastify';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
-import { HttpError } from '../server/errors.js';
+import { HttpError, validationFailed } from '../server/errors.js';
 import { ok } from '../server/envelope.js';
 import { ProviderUnavailableError } from '../server/rate-providers.js';
 import { toAssetPrices } from './views/market.js';
@@ -21,8 +21,12 @@ async function fromProvider<T>(log: FastifyBaseLogger, call: () => Promise<T>): 
 }
 
 export const holdingHandlers = {
-  searchAssets: async ({ query, services, log }: HandlerContext<'searchAssets'>) =>
-    ok(await fromProvider(log, () => services.assetPrices.search(query.query))),
+  searchAssets: async ({ query, services, log }: HandlerContext<'searchAssets'>) => {
+    // `q` is the reference's name; `query` is what earlier builds of this service documented
+    const text = query.q ?? query.query;
+    if (text === undefined) throw validationFailed({ q: ['The q field is required.'] });
+    return ok(await fromProvider(log, () => services.assetPrices.search(text)));
+  },
 
   listAssetPrices: async ({ query, db, services, log }: HandlerContext<'listAssetPrices'>) => {
     const quotes = await fromProvider(log, () => services.assetPrices.prices(db, query.ids, query.vs_currency ?? 'usd', services.now()));

@@ -37,7 +37,7 @@ async function getOAuthRedirect({ params, query, db, services }: HandlerContext<
   const codeVerifier = randomToken();
   const now = services.now();
   await rememberOAuthState(db, params.driver, state, codeVerifier, new Date(now.getTime() + STATE_TTL_MS), now);
-  return ok({ url: authorizationUrl(flow, state, codeVerifier), state });
+  return ok({ url: authorizationUrl(flow, state, codeVerifier), state, message: 'oauth login redirection url' as const });
 }
 
 async function handleOAuthCallback({ params, query, db, services, log }: HandlerContext<'handleOAuthCallback'>) {

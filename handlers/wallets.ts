@@ -1,7 +1,9 @@
 // Wallets: where money is kept, in one currency. The flow is the shared synced-resource one
 // (handlers/shared/crud.ts); a wallet adds its opening balance and its stats. The balance
 // column is written here only at creation: afterwards only transactions and transfers move
-// it (handlers/shared/ledger.ts), so PUT ignores `balance` and `currency` as the spec says.
+// it (handlers/shared/ledger.ts), so PUT ignores `balance` as the spec says. PUT changes
+// `currency` only while nothing is recorded in the wallet (the web onboarding sets the
+// currency of the new account's wallet so).
 import type { Kysely } from 'kysely';
 import { saveIcon } from '../db/icons.js';
 import type { Database } from '../db/schema.js';
@@ -29,6 +31,17 @@ function openingBalance(balance: number | undefined): string {
   if (hasTooManyDecimals(balance)) throw invalidField('balance', 'The balance may have at most 4 decimal places.');
   if (exceedsMoneyLimit(balance)) throw invalidField('balance', 'The balance must be less than 1000000000000000 in absolute value.');
   return moneyFromInput(balance);
+}
+
+/** A currency change, allowed only while the wallet has no live transaction (none is stated in the old currency). */
+async function currencyChange(trx: Kysely<Database>, wallet: WalletRow, currency: string | undefined): Promise<{ currency?: string }> {
+  if (currency === undefined || currency === wallet.currency) return {};
+  // the row lock waits for any write that is adding a transaction (its trigger updates these counts)
+  const counts = await trx.selectFrom('wallets').select(['income_count', 'expense_count']).where('id', '=', wallet.id).forUpdate().executeTakeFirstOrThrow();
+  if (Number(counts.income_count) + Number(counts.expense_count) > 0) {
+    throw invalidField('currency', 'The currency of a wallet with transactions cannot be changed.');
+  }
+  return { currency };
 }
 
 /** The same result (status by status, as create answers 200 or 201) showing a wallet. */
@@ -88,6 +101,7 @@ export const walletHandlers = {
           name: body.name,
           type: body.type,
           description: body.description,
+          ...(await currencyChange(trx, wallet, body.currency)),
           icon_id: await saveIcon(trx, user.id, wallet.icon_id, body),
         })
         .where('id', '=', wallet.id)

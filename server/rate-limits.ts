@@ -1,7 +1,8 @@
 // Rate limits, per minute: the public account routes per IP and per e-mail
-// (RATE_LIMIT_AUTH), authenticated routes per user (RATE_LIMIT_API). Counting is
-// @fastify/rate-limit's (in memory, or Redis when a client is given so several processes
-// share counters); each limit is its own counter, so a request can be refused by either.
+// (RATE_LIMIT_AUTH), authenticated routes per user (RATE_LIMIT_API), the other public routes
+// (server info) per IP at RATE_LIMIT_API, so no route takes unlimited anonymous calls.
+// Counting is @fastify/rate-limit's (in memory, or Redis when a client is given so several
+// processes share counters); each limit is its own counter, so a request can be refused by either.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Redis } from 'ioredis';
@@ -53,11 +54,12 @@ export async function setupRateLimits(app: FastifyInstance, config: Config): Pro
       ? [limit(config.rateLimitAuth, (r) => `auth-ip:${r.ip}`), limit(config.rateLimitAuth, (r) => (emailOf(r) ? `auth-email:${emailOf(r)}` : undefined))]
       : [];
   const apiLimits = config.rateLimitApi > 0 ? [limit(config.rateLimitApi, (r) => (r.user ? `api-user:${r.user.id}` : undefined))] : [];
+  const publicLimits = config.rateLimitApi > 0 ? [limit(config.rateLimitApi, (r) => `public-ip:${r.ip}`)] : [];
 
   return {
     forOperation(operation) {
       if (!operation.public) return apiLimits;
-      return operation.tag === 'Authentication' ? authLimits : [];
+      return operation.tag === 'Authentication' ? authLimits : publicLimits;
     },
   };
 }

@@ -64,16 +64,19 @@ t.test('adapter: search and prices, then timeout, 5xx and malformed bodies', asy
 });
 
 t.test('GET /asset-prices/search', async (t) => {
-  const res = await get('asset-prices/search?query=bitc');
+  // `q` is the reference's parameter
+  const res = await get('asset-prices/search?q=bitc');
   t.equal(res.status, 200);
   t.equal(res.body.data.length, 20);
   t.same(res.body.data[0], { id: 'bitcoin', name: 'Bitcoin', symbol: 'BTC' });
-  const none = await get('asset-prices/search?query=none');
+  const none = await get('asset-prices/search?q=none');
   t.same(none.body.data, []);
+  t.same((await get('asset-prices/search?query=bitc')).body.data, res.body.data, '`query` is the same parameter');
+  t.same((await get('asset-prices/search?q=none&query=bitc')).body.data, [], '`q` wins');
 
   const missing = await get('asset-prices/search');
   t.equal(missing.status, 422);
-  t.ok(missing.body.errors.query);
+  t.same(Object.keys(missing.body.errors), ['q']);
   t.equal((await get('asset-prices/search?query=bitc', false)).status, 401);
 
   providerDown = true;

@@ -21,6 +21,9 @@ t.test('chats: create, list, get, delete; another user gets 404', async (t) => {
   t.equal(chat.has_pending_reply, true);
   t.same(chat.messages.map((m: any) => [m.role, m.status, m.content]), [['user', null, 'What is my balance?'], ['assistant', 'pending', null]]);
   t.same(nudges, [ANSWER_CHAT_MESSAGE_JOB], 'the answering job is nudged after the commit');
+  // the reference's names on the wire: the polymorphic owner, and each message's chat_session_id
+  t.match(chat, { owner_type: 'App\\Models\\User', owner_id: owner.user.id, user_id: owner.user.id });
+  t.same(chat.messages.map((m: any) => [m.chat_session_id, m.chat_id]), [[chat.id, chat.id], [chat.id, chat.id]]);
 
   const deferred = await newChat(owner.token, 'Later', { defer_processing: true });
   t.equal(nudges.length, 1, 'a held reply is not nudged');
@@ -293,6 +296,7 @@ t.test('files attach to a user message and release a held reply', async (t) => {
     ['document', 'text/csv', 'march.csv', 'bank_statement', csv.length],
   ]);
   t.match(res.body.data.files[0].link, /\/api\/v1\/files\/\d+$/);
+  t.match(res.body.data.files[0], { fileable_type: 'App\\Models\\ChatMessage', fileable_id: question.id }, 'the owner by the reference names');
   t.same(nudges, [ANSWER_CHAT_MESSAGE_JOB], 'the held reply is queued now');
   script.push(text('I see a statement.'));
   await runJob();

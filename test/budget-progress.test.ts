@@ -48,6 +48,8 @@ t.test('the numbers of a plain window', async (t) => {
     // 250.25 / 10 days × 31 days
     projected_spend: 775.775,
     percent_used: 25,
+    is_threshold_crossed: false,
+    is_forecast_breach: false,
     status: 'on_track',
     partial: false,
     unconverted_currencies: [],
@@ -90,7 +92,13 @@ t.test('status forecast_breach needs forecast alerts, half the window or 50% use
   t.equal(progress({ today: '2026-01-16', spending: [usd('490')] }).status, 'on_track', 'day 16: half, but 490 / 16 × 31 = 949.4');
   t.equal(progress({ today: '2026-01-16', spending: [usd('520')] }).status, 'forecast_breach', 'day 16: 520 / 16 × 31 = 1007.5');
   // near_limit would match too, but forecast_breach comes first.
-  t.equal(progress({ today: '2026-01-20', spending: [usd('850')] }).status, 'forecast_breach');
+  const both = progress({ today: '2026-01-20', spending: [usd('850')] });
+  t.equal(both.status, 'forecast_breach');
+  t.same([both.is_forecast_breach, both.is_threshold_crossed], [true, true], 'the reference flags say both held');
+  const over = progress({ today: '2026-01-20', spending: [usd('1200')] });
+  t.same([over.status, over.is_forecast_breach, over.is_threshold_crossed], ['over_budget', true, true]);
+  const nearOnly = progress({ today: '2026-01-31', spending: [usd('850')] });
+  t.same([nearOnly.status, nearOnly.is_forecast_breach, nearOnly.is_threshold_crossed], ['near_limit', false, true]);
 });
 
 t.test('status near_limit: percent_used at or above the threshold', async (t) => {

@@ -298,6 +298,9 @@ t.test('progress on a small ledger: refunds subtract, transfers and other target
     remaining: 200,
     projected_spend: 620,
     percent_used: 60,
+    // the reference's snapshot flags, on the wire: 60% is under the 80% threshold
+    is_threshold_crossed: false,
+    is_forecast_breach: true,
     status: 'forecast_breach',
     partial: false,
     unconverted_currencies: [],

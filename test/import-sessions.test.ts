@@ -64,6 +64,7 @@ t.test('analyse a CSV: the job matches names and flags duplicates; nothing reach
   t.equal(res.status, 201);
   t.equal(res.body.message, 'Document uploaded. Analysis in progress.');
   t.match(res.body.data, { status: 'analyzing', processor: 'csv', file_name: 'march.csv', file_type: 'csv', document_type: 'bank_statement', suggestions: [], total_suggestions: 0 });
+  t.equal(res.body.data.metadata, null, 'no reference metadata while analysing');
   const uploads = () => api.db.selectFrom('files').select('id').where('user_id', '=', owner.user.id).where('model', '=', 'import').execute();
   t.equal((await uploads()).length, 1, 'the upload is stored');
 
@@ -78,6 +79,11 @@ t.test('analyse a CSV: the job matches names and flags duplicates; nothing reach
   });
   t.match(second, { date: '2026-03-03', wallet_id: wallet, duplicate: { match_type: 'near', transaction_id: lunch.body.data.id, confidence: 0.8 } });
   t.match(third, { type: 'income', amount: 1000, party_id: null, category_id: null, duplicate: null });
+  // the reference's names on the wire: names as `party`/`wallet`/`category`, the extractor as
+  // `document_type`, the counts in `metadata`
+  t.match(first, { party: 'ACME Corp', wallet: 'Main Wallet', document_type: 'csv' });
+  t.equal(first.category, first.category_name);
+  t.same(session.metadata, { total_suggestions: 4, duplicates_found: 2 });
   t.match(fourth, { date: null, confidence: 0.3, duplicate: null });
   t.match(fourth.warnings, [/could not be read/]);
   t.equal(await transactionCount(), before, 'analysis writes no transaction');
@@ -296,6 +302,7 @@ t.test('a file without transactions is refused at upload; a failed or running se
   await runJob(api, { sessionId: lost.body.data.id });
   const failed = (await api.request('GET', `/api/v1/import/sessions/${lost.body.data.id}`, { token: owner.token })).body.data;
   t.match(failed, { status: 'failed', error: 'Uploaded file not found', suggestions: [] });
+  t.same(failed.metadata, { error: 'Uploaded file not found' });
   const refused = await confirm({ session_id: failed.id, accepted: [{ index: 0 }] });
   t.equal(refused.status, 409);
   t.equal(refused.body.message, 'This import session failed and cannot be confirmed.');

@@ -213,6 +213,7 @@ t.test('login address: client id, redirect, scopes, state and a PKCE challenge',
   t.match(url.searchParams.get('code_challenge'), /^[A-Za-z0-9_-]{43}$/);
   t.match(res.body.data.state, /^[A-Za-z0-9_-]{43}$/, 'a random state is generated');
   t.equal(url.searchParams.get('state'), res.body.data.state);
+  t.equal(res.body.data.message, 'oauth login redirection url', "the reference's label beside the address");
 
   const given = await api.request('GET', '/api/v1/oauth/acme/login?state=client-made-state-123');
   t.equal(given.body.data.state, 'client-made-state-123', 'a given state is used as is');

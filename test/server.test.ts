@@ -99,6 +99,17 @@ t.test('info says what this server is and how much it implements', async (t) => 
   }
 });
 
+t.test('info is rate limited per IP at the API rate, both paths on one counter', async (t) => {
+  const limited = await startApp(t, { rateLimitApi: 3 });
+  for (const url of ['/api/info', '/api/v1/info', '/api/info']) t.equal((await limited.request('GET', url)).status, 200);
+  const refused = await limited.request('GET', '/api/v1/info');
+  t.equal(refused.status, 429);
+  t.match(refused.body, { success: false, message: /Too many requests/ });
+  t.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After header');
+  const otherIp = await limited.app.inject({ method: 'GET', url: '/api/info', remoteAddress: '10.9.8.7' });
+  t.equal(otherIp.statusCode, 200, 'another IP has its own count');
+});
+
 t.test('the spec and its interactive reference are served', async (t) => {
   const spec = await api.request('GET', '/api/openapi.json');
   t.equal(spec.status, 200);

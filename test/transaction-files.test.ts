@@ -51,7 +51,11 @@ t.test('multipart create as the mobile app sends it, with a PNG in files[]', asy
   t.equal(res.status, 201, JSON.stringify(res.body));
   t.match(res.body.data, { amount: 12, type: 'expense', description: 'Taxi', client_generated_id: clientId, created_at: '2026-04-01T10:00:00.000Z' });
   t.equal(res.body.data.files.length, 1);
-  t.match(res.body.data.files[0], { type: 'image', mime_type: 'image/png', size: PNG.length, model: 'transaction', model_id: res.body.data.id });
+  t.match(res.body.data.files[0], { type: 'image', mime_type: 'image/png', size: PNG.length });
+  // the reference's names and values for the owner, which the mobile client reads
+  t.equal(res.body.data.files[0].fileable_type, 'App\\Models\\Transaction');
+  t.equal(res.body.data.files[0].fileable_id, res.body.data.id);
+  t.notOk('model' in res.body.data.files[0], 'no renamed owner fields');
   t.match(res.body.data.files[0].path, /^transactions\/.+\.png$/);
   t.match(res.body.data.files[0].link, new RegExp(`/api/v1/files/${res.body.data.files[0].id}$`));
   t.equal(await fx.balance(wallet), '88.0000');

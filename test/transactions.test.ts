@@ -38,6 +38,7 @@ t.test('create: 201 with nested records, the balance moves, show returns the sam
   t.equal(res.status, 201);
   t.equal(res.body.message, 'Transaction created successfully');
   const tx = res.body.data;
+  t.equal(tx.metadata, null, "the reference's metadata, present on the wire");
   t.match(tx, {
     type: 'income',
     amount: 1250.5,

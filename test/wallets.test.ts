@@ -1,5 +1,5 @@
 // Wallets over HTTP: opening balances kept exactly, stats summed from live transactions,
-// balance and currency fixed against PUT, soft delete. The sync flow they share with every
+// the balance fixed against PUT, the currency changed only while nothing is recorded, soft delete. The sync flow they share with every
 // synced resource is covered by groups.test.ts.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
@@ -55,6 +55,11 @@ t.test('create and show: the opening balance is the balance, stats start at zero
   t.equal(plain.balance, 0, 'the opening balance defaults to 0');
   t.equal(plain.description, null);
   t.equal(plain.icon, null);
+
+  // the reference's `slug`, unique per user (a second "Savings", in another currency, gets -2)
+  t.equal(res.body.data.slug, 'savings');
+  t.equal(plain.slug, 'no-balance-given');
+  t.equal((await createWallet({ name: 'Savings', currency: 'USD' })).slug, 'savings-2');
 });
 
 t.test('opening balances are exact decimals with at most 4 places', async (t) => {
@@ -134,7 +139,7 @@ t.test("another user's wallet is 404, as are unknown and non-numeric ids", async
   t.match(still.body.data, { name: 'Private', deleted_at: null }, 'unchanged');
 });
 
-t.test('update: name, type, description, icon; balance and currency are ignored', async (t) => {
+t.test('update: name, type, description, icon, currency of an empty wallet; the balance is ignored', async (t) => {
   const wallet = await createWallet({ name: 'Card', type: 'credit_card', currency: 'EUR', balance: -300.25, description: 'Visa' });
   const url = `/api/v1/wallets/${wallet.id}`;
   const res = await api.request('PUT', url, {
@@ -143,7 +148,7 @@ t.test('update: name, type, description, icon; balance and currency are ignored'
   });
   t.equal(res.status, 200);
   t.equal(res.body.message, 'Wallet updated successfully');
-  t.match(res.body.data, { name: 'Old card', type: 'bank', description: null, currency: 'EUR', balance: -300.25 });
+  t.match(res.body.data, { name: 'Old card', type: 'bank', description: null, currency: 'USD', balance: -300.25 });
   t.match(res.body.data.icon, { type: 'icon', content: 'card' });
   t.same(await storedBalances(wallet.id), { opening_balance: '-300.2500', balance: '-300.2500' }, 'the balance is never set directly');
 
@@ -161,6 +166,27 @@ t.test('update: name, type, description, icon; balance and currency are ignored'
   t.equal(adopt.body.data.client_generated_id, adopted, 'a body with only client_id adopts it');
   const replace = await api.request('PUT', url, { token: owner.token, body: { client_id: clientId(), name: 'Renamed' } });
   t.match(replace.body.data, { client_generated_id: adopted, name: 'Renamed' }, 'an existing client id is never replaced');
+});
+
+t.test('currency: the web onboarding sets it on the new wallet; a wallet with transactions keeps its own', async (t) => {
+  const user = await api.newUser();
+  const main = (await api.request('GET', '/api/v1/wallets', { token: user.token })).body.data.data[0];
+  const url = `/api/v1/wallets/${main.id}`;
+  t.equal(main.currency, 'USD');
+  const onboarded = await api.request('PUT', url, { token: user.token, body: { currency: 'EUR' } });
+  t.equal(onboarded.status, 200);
+  t.equal(onboarded.body.data.currency, 'EUR');
+
+  const income = await api.request('POST', '/api/v1/transactions', { token: user.token, body: { amount: 5, type: 'income', wallet_id: main.id } });
+  t.equal(income.status, 201);
+  const refused = await api.request('PUT', url, { token: user.token, body: { currency: 'GBP', name: 'Renamed' } });
+  t.equal(refused.status, 422);
+  t.same(Object.keys(refused.body.errors), ['currency']);
+  t.match((await api.request('GET', url, { token: user.token })).body.data, { currency: 'EUR', name: main.name }, 'nothing written');
+  // what the mobile app sends with every edit: its own currency and local balance
+  const edit = await api.request('PUT', url, { token: user.token, body: { currency: 'EUR', balance: 999, name: 'Daily' } });
+  t.equal(edit.status, 200);
+  t.match(edit.body.data, { currency: 'EUR', balance: 5, name: 'Daily' });
 });
 
 t.test('stats: income and expense of live transactions, transfer legs included', async (t) => {

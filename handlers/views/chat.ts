@@ -5,7 +5,7 @@
 import type { components } from '../../generated/api.js';
 import type { ChatFileRow, ChatRow } from '../../db/chats.js';
 import type { AgentAction, ChatMessage, JsonObject } from '../../db/schema.js';
-import { fileLink } from './file.js';
+import { fileLink, fileOwner } from './file.js';
 
 export type ChatSessionView = components['schemas']['ChatSession'];
 export type ChatMessageView = components['schemas']['ChatMessage'];
@@ -17,6 +17,8 @@ export function toChatSession(row: ChatRow): ChatSessionView {
   return {
     id: row.id,
     user_id: row.user_id,
+    owner_type: 'App\\Models\\User',
+    owner_id: row.user_id,
     title: row.title,
     messages_count: row.messages_count,
     has_pending_reply: row.has_pending_reply,
@@ -169,6 +171,7 @@ export function toChatFile(row: ChatFileRow, publicUrl: string): components['sch
     path: row.path,
     link: fileLink(publicUrl, row.id),
     type: row.type === 'image' || row.type === 'pdf' ? row.type : 'document',
+    ...fileOwner(row),
     mime_type: row.mime_type,
     size: Number(row.size),
     name: row.original_name ?? row.path.split('/').pop() ?? '',
@@ -190,6 +193,7 @@ export function toChatMessage(message: ChatMessage, files: ChatFileRow[], action
   const own = actions.filter((a) => a.chat_message_id === message.id);
   return {
     id: message.id,
+    chat_session_id: message.chat_session_id,
     chat_id: message.chat_session_id,
     user_id: message.role === 'user' ? message.user_id : null,
     role: message.role === 'user' ? 'user' : 'assistant',

@@ -16,6 +16,7 @@ const moneyOrNull = (value: string | null) => (value === null ? null : moneyToJs
 
 export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionView {
   const duplicate = row.duplicate;
+  const source = SOURCES.find((kind) => kind === row.document_type) ?? 'csv';
   return {
     index: row.suggestion_index,
     type: row.type,
@@ -24,6 +25,10 @@ export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionVi
     // stored dates are normalised; anything else (an older raw value) is not a date
     date: row.date !== null && /^\d{4}-\d{2}-\d{2}$/.test(row.date) ? row.date : null,
     description: row.description,
+    // the reference's names, and the project's clearer `*_name` beside the `*_id` matches
+    party: row.party,
+    wallet: row.wallet,
+    category: row.category,
     party_name: row.party,
     wallet_name: row.wallet,
     category_name: row.category,
@@ -31,7 +36,8 @@ export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionVi
     wallet_id: row.wallet_id,
     category_id: row.category_id,
     confidence: Number(row.confidence),
-    source: SOURCES.find((source) => source === row.document_type) ?? 'csv',
+    document_type: source,
+    source,
     fee: moneyOrNull(row.fee),
     tax: moneyOrNull(row.tax),
     account: row.account,
@@ -56,6 +62,7 @@ export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionVi
 }
 
 export function toImportSession(row: ImportSessionRow, suggestions: ImportSuggestionRow[]): ImportSessionView {
+  const counts = { total_suggestions: suggestions.length, duplicates_found: suggestions.filter((s) => s.duplicate !== null).length };
   return {
     id: row.id,
     user_id: row.user_id,
@@ -65,9 +72,9 @@ export function toImportSession(row: ImportSessionRow, suggestions: ImportSugges
     processor: PROCESSORS.find((processor) => processor === row.processor) ?? 'csv',
     status: row.status,
     progress: suggestions.filter((s) => s.status === 'confirmed').length,
-    total_suggestions: suggestions.length,
-    duplicates_found: suggestions.filter((s) => s.duplicate !== null).length,
+    ...counts,
     error: row.error,
+    metadata: referenceMetadata(row, counts),
     suggestions: suggestions.map(toImportSuggestion),
     csv_reading: csvReadingOf(row),
     statement_balances: statementBalancesOf(row).map(toStatementBalance),
@@ -75,6 +82,12 @@ export function toImportSession(row: ImportSessionRow, suggestions: ImportSugges
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
+}
+
+/** The reference's `metadata`: the counts once analysed, the error when analysis failed. */
+function referenceMetadata(row: ImportSessionRow, counts: { total_suggestions: number; duplicates_found: number }): ImportSessionView['metadata'] {
+  if (row.status === 'failed') return { error: row.error ?? 'Analysis failed' };
+  return row.status === 'ready' || row.status === 'confirmed' ? counts : null;
 }
 
 /** How the session's CSV file was read (analysis keeps it in the metadata), or null. */

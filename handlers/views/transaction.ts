@@ -61,6 +61,7 @@ function toTransaction(row: TransactionRow, details: TransactionDetails, publicU
     description: row.description,
     datetime: row.datetime.toISOString(),
     intent: row.intent as TransactionView['intent'],
+    metadata: row.metadata,
     wallet_id: row.wallet_id,
     party_id: row.party_id,
     group_id: row.group_id,

@@ -15,6 +15,7 @@ export function toWallet(row: WalletRow, totals: WalletTotals | undefined): Wall
   return {
     ...syncFields(row, 'wallet'),
     name: row.name,
+    slug: row.slug,
     type: row.type,
     description: row.description,
     currency: row.currency,
