@@ -184,6 +184,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with a password (the mobile app's phone login path)
+         * @description Same operation as POST /login under the path the reference's mobile app uses for its phone login (`{phone, password}`; e-mail and username work too). That app reads `token` and `user` at the top level of the body, so the answer carries them there as well as in `data`. Rate limited like POST /login.
+         */
+        post: operations["loginUserAuthAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logout": {
         parameters: {
             query?: never;
@@ -425,6 +445,46 @@ export interface paths {
          * @description Public. The same answer as `GET /info`, under the `/v1` prefix.
          */
         get: operations["getServerInfoV1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cloud/benefits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the hosted offer's benefits (the mobile app's upgrade screen)
+         * @description Public. The reference's mobile app shows a hosted ("cloud") offer read from here. A self-hosted server sells nothing: the overview says so, the list of benefits is empty and there is no trial (`trial_days` 0).
+         */
+        get: operations["getCloudBenefits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cloud/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the hosted offer's plans (the mobile app's upgrade screen)
+         * @description Public. The plans the reference's mobile app offers for a region. A self-hosted server has none to sell: `plans` is empty and the free plan is on (`free_plan_enabled`), in the region asked for (`GLOBAL` when none is given); `currency` is the currency prices would be in (none are charged).
+         */
+        get: operations["listCloudPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -702,7 +762,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. */
+                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
             };
             cookie?: never;
@@ -2784,15 +2844,15 @@ export interface components {
         TransactionResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["Transaction"];
         };
-        /** @description JSON body of an update. Absent fields keep their value. The transaction's type cannot be changed: a body `type` must equal the stored type (422 otherwise). `categories`, when present, replaces the linked categories (`[]` removes them all). An update that does not mention `is_recurring` keeps the recurring rule. */
+        /** @description JSON body of an update. Absent fields keep their value: a body of only `client_id` adopts a transaction made without one (the mobile app does that), and the web client sends no `updated_at`, so neither `amount` nor `updated_at` is required here. The transaction's type cannot be changed: a body `type` must equal the stored type (422 otherwise). `categories`, when present, replaces the linked categories (`[]` removes them all). An update that does not mention `is_recurring` keeps the recurring rule. */
         TransactionUpdateRequest: components["schemas"]["TransactionInput"] & {
-            updated_at: components["schemas"]["ClientUpdatedAt"];
+            updated_at?: components["schemas"]["ClientUpdatedAt"];
             /** @description Ids of the caller's categories; replaces the current links. */
             categories?: number[];
         };
-        /** @description multipart/form-data body of an update, read like the multipart create: text parts, `categories[]` (replaces the links when present; one empty part removes them all), `files[]` (appended to the existing files). */
+        /** @description multipart/form-data body of an update, read like the multipart create: text parts, `categories[]` (replaces the links when present; one empty part removes them all), `files[]` (appended to the existing files). Nothing is required, as in the JSON body. */
         TransactionUpdateForm: components["schemas"]["TransactionInput"] & {
-            updated_at: components["schemas"]["ClientUpdatedAt"];
+            updated_at?: components["schemas"]["ClientUpdatedAt"];
             "categories[]"?: number[];
             "files[]"?: components["schemas"]["UploadFiles"];
         };
@@ -4973,6 +5033,48 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    loginUserAuthAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Logged in; the new token and the account in `data` and at the top level. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResult"] & {
+                        /** @description The same token as `data.token`. */
+                        token: string;
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Invalid credentials (unknown identifier or wrong password; the message does not say which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
     logoutUserV1: {
         parameters: {
             query?: never;
@@ -5336,6 +5438,77 @@ export interface operations {
                     "application/json": components["schemas"]["ServerInfoResult"];
                 };
             };
+            default: components["responses"]["Error"];
+        };
+    };
+    getCloudBenefits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: {
+                            overview: {
+                                title: string;
+                                description: string;
+                            };
+                            benefits: {
+                                title: string;
+                                description: string;
+                            }[];
+                            trial_days: number;
+                        };
+                    };
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    listCloudPlans: {
+        parameters: {
+            query?: {
+                /** @description The client's region code, echoed upper-cased. */
+                region?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plans. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: {
+                            overview: {
+                                title: string;
+                                description: string;
+                            };
+                            region: string;
+                            currency: string;
+                            trial_days: number;
+                            free_plan_enabled: boolean;
+                            /** @description Always empty on a self-hosted server. */
+                            plans: Record<string, never>[];
+                        };
+                    };
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -6069,7 +6242,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. */
+                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
             };
             cookie?: never;
@@ -6096,7 +6269,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. */
+                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
             };
             cookie?: never;
@@ -6131,7 +6304,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. */
+                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
             };
             cookie?: never;
@@ -6270,9 +6443,9 @@ export interface operations {
     };
     updateTransaction: {
         parameters: {
-            query: {
-                /** @description The transaction's current type; a different value is 422. */
-                type: components["schemas"]["TransactionType"];
+            query?: {
+                /** @description The transaction's current type; a different value is 422. The interface requires it; the reference's web and mobile clients never send it, so it may be omitted (nothing is then checked). */
+                type?: components["schemas"]["TransactionType"];
             };
             header?: never;
             path: {
