@@ -857,7 +857,7 @@ export interface paths {
         put?: never;
         /**
          * Attach files to a transaction
-         * @description Appends the uploaded images or PDFs to the transaction's attachments and returns the whole transaction (the real clients read the full transaction here and find the new files in its `files` by `path`). Each file is downloadable at its `link`.
+         * @description Appends the uploaded images or PDFs to the transaction's attachments and returns the whole transaction (the real clients read the full transaction here and find the new files in its `files` by `path`). Each file is downloadable at its `link`. Files come as multipart parts (mobile) or as base64 strings in JSON (web).
          */
         post: operations["uploadTransactionFiles"];
         delete?: never;
@@ -1979,6 +1979,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ai/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the assistant and wait for the answer
+         * @description The reference web client's assistant call: one question, answered in the same response (no polling). It is a chat like any other: a new chat is started with the question and its reply, answered at once by the same engine as the background job (the configured language model, which may take up to `LLM_TIMEOUT` seconds, else the local engine), so it is listed by `GET /v1/ai/chats` and its proposed actions can be confirmed there. `data.answer` is the reply's text (Markdown); the answer is text, so `format_type` is `raw` and `results` is empty (the reference's shape for a general answer). A reply that fails is 503 with its error as the message. Accept-Language chooses the reply's language as for chats.
+         */
+        post: operations["askAssistant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ai/chats/{chat}/actions/{action}/confirm": {
         parameters: {
             query?: never;
@@ -2455,12 +2475,14 @@ export interface components {
          * @example 2026-11-21T05:25:22.000Z
          */
         ClientUpdatedAt: string;
-        /** @description Changes to a wallet; every field is optional and only the fields given change (`null` clears `description`). A body with only `client_id` adopts a wallet that has no client id yet; an existing client id is never replaced (the sent one is then ignored), and a `client_id` already used by another of the caller's wallets is 422. The currency is fixed at creation and the balance is derived from the transactions: `currency` and `balance` are not accepted here and, like any unknown field (the mobile app sends them), are ignored. */
+        /** @description Changes to a wallet; every field is optional and only the fields given change (`null` clears `description`). A body with only `client_id` adopts a wallet that has no client id yet; an existing client id is never replaced (the sent one is then ignored), and a `client_id` already used by another of the caller's wallets is 422. The balance is derived from the transactions: `balance` is not accepted here and, like any unknown field (the mobile app sends it), is ignored. */
         WalletUpdate: components["schemas"]["IconInput"] & {
             client_id?: components["schemas"]["ClientId"];
             name?: string;
             type?: components["schemas"]["WalletType"];
             description?: string | null;
+            /** @description Changes the currency while the wallet has no transaction or transfer (the web client's onboarding sets the registration wallet's currency this way); after that a different currency is 422 on `currency`. The same currency is always accepted (the mobile app sends it with every update). */
+            currency?: components["schemas"]["Currency"];
             updated_at?: components["schemas"]["ClientUpdatedAt"];
         };
         /** @description A user-defined group of transactions (e.g. Personal, Family, Work). Five groups are created at registration: General, Personal, Family, Friends and Work (names in the user's language). */
@@ -2855,6 +2877,10 @@ export interface components {
             updated_at?: components["schemas"]["ClientUpdatedAt"];
             "categories[]"?: number[];
             "files[]"?: components["schemas"]["UploadFiles"];
+        };
+        /** @description JSON body of an attachment upload, as the reference's web client sends it: each file as a base64 string, bare or as a `data:<type>;base64,` URL. Checked like file parts (JPEG, PNG, GIF, WebP or PDF by content, else 422 on `files.<index>`). */
+        TransactionFilesBase64: {
+            files: string[];
         };
         /** @description multipart/form-data body of an attachment upload. */
         TransactionFilesUpload: {
@@ -3636,12 +3662,15 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** @description `until`, or `duration` (the reference web client's field); one of them is required (422 on `until` otherwise), and `until` wins when both are given. */
         ReminderSnoozeRequest: {
             /**
              * Format: date-time
              * @description When the reminder fires again; must be later than now (422 otherwise).
              */
-            until: string;
+            until?: string;
+            /** @description Minutes from now until the reminder fires again (at most a year). */
+            duration?: number;
         };
         /**
          * @description Bucket size of series: `day` keys `YYYY-MM-DD`, `week` ISO keys `YYYY-Www` (weeks start on Monday), `month` keys `YYYY-MM`.
@@ -6513,6 +6542,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                "application/json": components["schemas"]["TransactionFilesBase64"];
                 "multipart/form-data": components["schemas"]["TransactionFilesUpload"];
             };
         };
@@ -8553,6 +8583,57 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            default: components["responses"]["Error"];
+        };
+    };
+    askAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The question (not blank). */
+                    message: string;
+                    format_hint?: components["schemas"]["ChatFormatHint"];
+                };
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: {
+                            /** @description The reply's text (Markdown). */
+                            answer: string;
+                            /**
+                             * @description How `results` is shaped; always `raw` (a text answer).
+                             * @enum {string}
+                             */
+                            format_type: "raw";
+                            /** @description Rows of a data answer; empty for a text answer. */
+                            results: Record<string, never>[];
+                            /** @description The chat holding the question and this answer. */
+                            chat_id: number;
+                            /** @description The assistant message of the answer in that chat. */
+                            message_id: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
         };
     };

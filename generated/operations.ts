@@ -23,6 +23,7 @@ export type OperationId =
   | 'previewOutreach'
   | 'sendOutreach'
   | 'uploadOutreachMedia'
+  | 'askAssistant'
   | 'confirmAgentAction'
   | 'createChat'
   | 'deleteChat'
@@ -173,6 +174,7 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'previewOutreach',method: 'POST',path: '/v1/admin/outreach/preview',route: '/api/v1/admin/outreach/preview',tag: 'Admin',public: false,bodyTypes: ['application/json']},
   {operationId: 'sendOutreach',method: 'POST',path: '/v1/admin/outreach/send',route: '/api/v1/admin/outreach/send',tag: 'Admin',public: false,bodyTypes: ['application/json','multipart/form-data']},
   {operationId: 'uploadOutreachMedia',method: 'POST',path: '/v1/admin/outreach/media',route: '/api/v1/admin/outreach/media',tag: 'Admin',public: false,bodyTypes: ['multipart/form-data']},
+  {operationId: 'askAssistant',method: 'POST',path: '/v1/ai/chat',route: '/api/v1/ai/chat',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'confirmAgentAction',method: 'POST',path: '/v1/ai/chats/{chat}/actions/{action}/confirm',route: '/api/v1/ai/chats/:chat/actions/:action/confirm',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'createChat',method: 'POST',path: '/v1/ai/chats',route: '/api/v1/ai/chats',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteChat',method: 'DELETE',path: '/v1/ai/chats/{chat}',route: '/api/v1/ai/chats/:chat',tag: 'AI',public: false,bodyTypes: []},
@@ -278,7 +280,7 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'getTransaction',method: 'GET',path: '/v1/transactions/{id}',route: '/api/v1/transactions/:id',tag: 'Transactions',public: false,bodyTypes: []},
   {operationId: 'listTransactions',method: 'GET',path: '/v1/transactions',route: '/api/v1/transactions',tag: 'Transactions',public: false,bodyTypes: []},
   {operationId: 'updateTransaction',method: 'PUT',path: '/v1/transactions/{id}',route: '/api/v1/transactions/:id',tag: 'Transactions',public: false,bodyTypes: ['application/json','multipart/form-data']},
-  {operationId: 'uploadTransactionFiles',method: 'POST',path: '/v1/transactions/{id}/files',route: '/api/v1/transactions/:id/files',tag: 'Transactions',public: false,bodyTypes: ['multipart/form-data']},
+  {operationId: 'uploadTransactionFiles',method: 'POST',path: '/v1/transactions/{id}/files',route: '/api/v1/transactions/:id/files',tag: 'Transactions',public: false,bodyTypes: ['application/json','multipart/form-data']},
   {operationId: 'createTransfer',method: 'POST',path: '/v1/transfer',route: '/api/v1/transfer',tag: 'Transfers',public: false,bodyTypes: ['application/json']},
   {operationId: 'createTransferAlias',method: 'POST',path: '/v1/transfers',route: '/api/v1/transfers',tag: 'Transfers',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteTransfer',method: 'DELETE',path: '/v1/transfers/{id}',route: '/api/v1/transfers/:id',tag: 'Transfers',public: false,bodyTypes: []},

@@ -23,7 +23,7 @@ import { conflict, invalidField, notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { AppServices } from '../server/services.js';
 import { syncedResource } from './shared/crud.js';
-import { checkUploads, withStoredUploads } from './shared/transaction-files.js';
+import { checkUploads, uploadsFromBase64, withStoredUploads } from './shared/transaction-files.js';
 import { changesFromUpdate, entryFromCreate } from './shared/transaction-input.js';
 import {
   checkEntryReferences,
@@ -151,7 +151,9 @@ export const transactionHandlers = {
   uploadTransactionFiles: async (ctx: HandlerContext<'uploadTransactionFiles'>) => {
     const { db, user, services } = ctx;
     const row = await transactions.liveOr404(db, user.id, ctx.params.id);
-    const uploads = await checkUploads(ctx.files.files);
+    const body = ctx.body as { files?: unknown };
+    const sent = ctx.files.files ?? (Array.isArray(body.files) ? uploadsFromBase64(body.files as string[]) : []);
+    const uploads = await checkUploads(sent);
     if (uploads.length === 0) throw invalidField('files', 'The files field is required.');
     await withStoredUploads(services.storage, uploads, (attach) =>
       db.transaction().execute(async (trx) => {

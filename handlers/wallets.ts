@@ -1,7 +1,9 @@
 // Wallets: where money is kept, in one currency. The flow is the shared synced-resource one
 // (handlers/shared/crud.ts); a wallet adds its opening balance and its stats. The balance
 // column is written here only at creation: afterwards only transactions and transfers move
-// it (handlers/shared/ledger.ts), so PUT ignores `balance` and `currency` as the spec says.
+// it (handlers/shared/ledger.ts), so PUT ignores `balance`. PUT changes `currency` only while
+// nothing was ever recorded in the wallet (the web client's onboarding picks the currency of
+// the wallet made at registration).
 import type { Kysely } from 'kysely';
 import { saveIcon } from '../db/icons.js';
 import type { Database } from '../db/schema.js';
@@ -22,6 +24,21 @@ const wallets = syncedResource<WalletRow, WalletRow>({
   view: (row) => row,
   order: (q) => q.orderBy('wallets.id'),
 });
+
+/** The new currency of an update, if it changes one; 422 on `currency` once the wallet has a transaction or transfer. */
+async function currencyChange(db: Kysely<Database>, userId: number, wallet: { id: number; currency: string }, currency: string | undefined): Promise<string | undefined> {
+  if (currency === undefined || currency === wallet.currency) return undefined;
+  const used = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('wallet_id', '=', wallet.id)
+    .union(db.selectFrom('transfers').select('id').where('user_id', '=', userId).where((eb) => eb.or([eb('from_wallet_id', '=', wallet.id), eb('to_wallet_id', '=', wallet.id)])))
+    .limit(1)
+    .executeTakeFirst();
+  if (used) throw invalidField('currency', 'The currency of a wallet with transactions cannot change.');
+  return currency;
+}
 
 /** The opening balance as an exact decimal string; 422 on `balance` beyond 4 places or the column's range. */
 function openingBalance(balance: number | undefined): string {
@@ -81,10 +98,12 @@ export const walletHandlers = {
   updateWallet: async (ctx: HandlerContext<'updateWallet'>) => {
     const { body, user } = ctx;
     const result = await wallets.update(ctx, async (trx, wallet, columns) => {
+      const currency = await currencyChange(trx, user.id, wallet, body.currency);
       await trx
         .updateTable('wallets')
         .set({
           ...columns,
+          ...(currency ? { currency } : {}),
           name: body.name,
           type: body.type,
           description: body.description,

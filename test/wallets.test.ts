@@ -1,5 +1,5 @@
 // Wallets over HTTP: opening balances kept exactly, stats summed from live transactions,
-// balance and currency fixed against PUT, soft delete. The sync flow they share with every
+// balance fixed against PUT (currency once used), soft delete. The sync flow they share with every
 // synced resource is covered by groups.test.ts.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
@@ -134,7 +134,7 @@ t.test("another user's wallet is 404, as are unknown and non-numeric ids", async
   t.match(still.body.data, { name: 'Private', deleted_at: null }, 'unchanged');
 });
 
-t.test('update: name, type, description, icon; balance and currency are ignored', async (t) => {
+t.test('update: name, type, description, icon, currency while unused; balance is ignored', async (t) => {
   const wallet = await createWallet({ name: 'Card', type: 'credit_card', currency: 'EUR', balance: -300.25, description: 'Visa' });
   const url = `/api/v1/wallets/${wallet.id}`;
   const res = await api.request('PUT', url, {
@@ -143,7 +143,7 @@ t.test('update: name, type, description, icon; balance and currency are ignored'
   });
   t.equal(res.status, 200);
   t.equal(res.body.message, 'Wallet updated successfully');
-  t.match(res.body.data, { name: 'Old card', type: 'bank', description: null, currency: 'EUR', balance: -300.25 });
+  t.match(res.body.data, { name: 'Old card', type: 'bank', description: null, currency: 'USD', balance: -300.25 }, 'nothing recorded yet: the currency may change');
   t.match(res.body.data.icon, { type: 'icon', content: 'card' });
   t.same(await storedBalances(wallet.id), { opening_balance: '-300.2500', balance: '-300.2500' }, 'the balance is never set directly');
 
@@ -161,6 +161,13 @@ t.test('update: name, type, description, icon; balance and currency are ignored'
   t.equal(adopt.body.data.client_generated_id, adopted, 'a body with only client_id adopts it');
   const replace = await api.request('PUT', url, { token: owner.token, body: { client_id: clientId(), name: 'Renamed' } });
   t.match(replace.body.data, { client_generated_id: adopted, name: 'Renamed' }, 'an existing client id is never replaced');
+
+  const spent = await api.request('POST', '/api/v1/transactions', { token: owner.token, body: { type: 'income', amount: 1, wallet_id: wallet.id } });
+  t.equal(spent.status, 201);
+  const recorded = await api.request('PUT', url, { token: owner.token, body: { currency: 'EUR' } });
+  t.equal(recorded.status, 422, 'once a transaction is recorded the currency is fixed');
+  t.ok(recorded.body.errors.currency);
+  t.equal((await api.request('PUT', url, { token: owner.token, body: { currency: 'USD', name: 'Same' } })).status, 200, 'the same currency is accepted');
 });
 
 t.test('stats: income and expense of live transactions, transfer legs included', async (t) => {
