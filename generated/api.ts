@@ -2878,9 +2878,9 @@ export interface components {
             "categories[]"?: number[];
             "files[]"?: components["schemas"]["UploadFiles"];
         };
-        /** @description JSON body of an attachment upload, as the reference's web client sends it: each file as a base64 string, bare or as a `data:<type>;base64,` URL. Checked like file parts (JPEG, PNG, GIF, WebP or PDF by content, else 422 on `files.<index>`). */
+        /** @description JSON body of an attachment upload, as the reference's web client sends it: each file as a base64 string, bare or as a `data:<type>;base64,` URL. Checked like file parts (JPEG, PNG, GIF, WebP or PDF by content, else 422 on `files.<index>`). Without files (in JSON or as parts) the upload is 422 on `files`. */
         TransactionFilesBase64: {
-            files: string[];
+            files?: string[];
         };
         /** @description multipart/form-data body of an attachment upload. */
         TransactionFilesUpload: {

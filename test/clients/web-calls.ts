@@ -112,6 +112,12 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
       reads: authReads,
       check: (res, s) => assert.equal(res.body.data.user.email, s.email, 'the same account'),
     },
+    {
+      call: 'GET /user',
+      does: 'the password login still works after Google: the address was verified at sign-up, so Google linked the account instead of taking it over',
+      url: '/user',
+      reads: envelope(webUser),
+    },
 
     // ---------------------------------------------------------------- onboarding (§7.3)
     {
@@ -265,6 +271,14 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
       reads: envelope(webTransaction),
       check: (res) => assert.ok(res.body.data.files.length >= 1, 'the file is attached'),
       save: (res, s) => void (s.files = res.body.data.files),
+    },
+    {
+      call: 'POST /transactions/{}/files',
+      does: 'a base64 string that is no image or PDF is refused on its index',
+      url: (s) => `/transactions/${s.transaction.id}/files`,
+      json: { files: [Buffer.from('not an image').toString('base64')] },
+      status: 422,
+      reads: { success: oneOf(false), errors: { 'files.0': ['string'] } },
     },
     {
       call: 'POST /transactions',
