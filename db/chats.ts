@@ -168,6 +168,17 @@ export async function claimReply(db: Kysely<Database>, now: Date): Promise<ChatM
   return rows[0];
 }
 
+/** Claims a reply held back from the job (inserted deferred) to answer it here; undefined if it is no longer pending. */
+export async function claimHeldReply(db: Kysely<Database>, replyId: number, now: Date): Promise<ChatMessage | undefined> {
+  return db
+    .updateTable('chat_messages')
+    .set({ status: 'processing', result: null, updated_at: now })
+    .where('id', '=', replyId)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** The conversation before a reply, oldest first (at most `limit` messages with content). */
 export async function historyBefore(db: Kysely<Database>, reply: ChatMessage, limit: number): Promise<ChatMessage[]> {
   const rows = await db

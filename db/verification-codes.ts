@@ -83,3 +83,25 @@ export async function markEmailVerified(trx: Kysely<Database>, email: string, no
     .where('email_verified_at', 'is', null)
     .execute();
 }
+
+/** How long a verified registration code vouches for the address it was sent to. */
+const REGISTRATION_PROOF_MS = 60 * 60_000;
+
+/**
+ * Uses up a registration code this address verified within the last hour, before the account
+ * existed (the web client's sign-up: send-verification-code, verify-code, then register);
+ * true when there was one. An older or already used verification proves nothing about who
+ * registers now.
+ */
+export async function consumeRegistrationProof(db: Kysely<Database>, email: string, now: Date): Promise<boolean> {
+  const used = await db
+    .updateTable('verification_codes')
+    .set({ consumed_at: now, updated_at: now })
+    .where(sql<string>`lower(contact)`, '=', email.trim().toLowerCase())
+    .where('channel', '=', 'email')
+    .where('purpose', '=', 'registration')
+    .where('verified_at', '>', new Date(now.getTime() - REGISTRATION_PROOF_MS))
+    .where('consumed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(used.numUpdatedRows) > 0;
+}

@@ -184,6 +184,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with a password (the mobile app's phone login path)
+         * @description Same operation as POST /login under the path the reference's mobile app uses for its phone login (`{phone, password}`; e-mail and username work too). That app reads `token` and `user` at the top level of the body, so the answer carries them there as well as in `data`. Rate limited like POST /login.
+         */
+        post: operations["loginUserAuthAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logout": {
         parameters: {
             query?: never;
@@ -425,6 +445,46 @@ export interface paths {
          * @description Public. The same answer as `GET /info`, under the `/v1` prefix, rate limited with it per IP.
          */
         get: operations["getServerInfoV1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cloud/benefits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the hosted offer's benefits (the mobile app's upgrade screen)
+         * @description Public. The reference's mobile app shows a hosted ("cloud") offer read from here. A self-hosted server sells nothing: the overview says so, the list of benefits is empty and there is no trial (`trial_days` 0).
+         */
+        get: operations["getCloudBenefits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cloud/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the hosted offer's plans (the mobile app's upgrade screen)
+         * @description Public. The plans the reference's mobile app offers for a region. A self-hosted server has none to sell: `plans` is empty and the free plan is on (`free_plan_enabled`), in the region asked for (`GLOBAL` when none is given); `currency` is the currency prices would be in (none are charged).
+         */
+        get: operations["listCloudPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -702,7 +762,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. */
+                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
             };
             cookie?: never;
@@ -797,7 +857,7 @@ export interface paths {
         put?: never;
         /**
          * Attach files to a transaction
-         * @description Appends the uploaded images or PDFs to the transaction's attachments and returns the whole transaction (the real clients read the full transaction here and find the new files in its `files` by `path`). Each file is downloadable at its `link`.
+         * @description Appends the uploaded images or PDFs to the transaction's attachments and returns the whole transaction (the real clients read the full transaction here and find the new files in its `files` by `path`). Each file is downloadable at its `link`. Files come as multipart parts (mobile) or as base64 strings in JSON (web).
          */
         post: operations["uploadTransactionFiles"];
         delete?: never;
@@ -1919,6 +1979,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ai/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the assistant and wait for the answer
+         * @description The reference web client's assistant call: one question, answered in the same response (no polling). It is a chat like any other: a new chat is started with the question and its reply, answered at once by the same engine as the background job (the configured language model, which may take up to `LLM_TIMEOUT` seconds, else the local engine), so it is listed by `GET /v1/ai/chats` and its proposed actions can be confirmed there. `data.answer` is the reply's text (Markdown); the answer is text, so `format_type` is `raw` and `results` is empty (the reference's shape for a general answer). A reply that fails is 503 with its error as the message. Accept-Language chooses the reply's language as for chats.
+         */
+        post: operations["askAssistant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ai/chats/{chat}/actions/{action}/confirm": {
         parameters: {
             query?: never;
@@ -2807,17 +2887,21 @@ export interface components {
         TransactionResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["Transaction"];
         };
-        /** @description JSON body of an update. Absent fields keep their value. The transaction's type cannot be changed: a body `type` must equal the stored type (422 otherwise). `categories`, when present, replaces the linked categories (`[]` removes them all). An update that does not mention `is_recurring` keeps the recurring rule. */
+        /** @description JSON body of an update. Absent fields keep their value: a body of only `client_id` adopts a transaction made without one (the mobile app does that), and the web client sends no `updated_at`, so neither `amount` nor `updated_at` is required here. The transaction's type cannot be changed: a body `type` must equal the stored type (422 otherwise). `categories`, when present, replaces the linked categories (`[]` removes them all). An update that does not mention `is_recurring` keeps the recurring rule. */
         TransactionUpdateRequest: components["schemas"]["TransactionInput"] & {
-            updated_at: components["schemas"]["ClientUpdatedAt"];
+            updated_at?: components["schemas"]["ClientUpdatedAt"];
             /** @description Ids of the caller's categories; replaces the current links. */
             categories?: number[];
         };
-        /** @description multipart/form-data body of an update, read like the multipart create: text parts, `categories[]` (replaces the links when present; one empty part removes them all), `files[]` (appended to the existing files). */
+        /** @description multipart/form-data body of an update, read like the multipart create: text parts, `categories[]` (replaces the links when present; one empty part removes them all), `files[]` (appended to the existing files). Nothing is required, as in the JSON body. */
         TransactionUpdateForm: components["schemas"]["TransactionInput"] & {
-            updated_at: components["schemas"]["ClientUpdatedAt"];
+            updated_at?: components["schemas"]["ClientUpdatedAt"];
             "categories[]"?: number[];
             "files[]"?: components["schemas"]["UploadFiles"];
+        };
+        /** @description JSON body of an attachment upload, as the reference's web client sends it: each file as a base64 string, bare or as a `data:<type>;base64,` URL. Checked like file parts (JPEG, PNG, GIF, WebP or PDF by content, else 422 on `files.<index>`). Without files (in JSON or as parts) the upload is 422 on `files`. */
+        TransactionFilesBase64: {
+            files?: string[];
         };
         /** @description multipart/form-data body of an attachment upload. */
         TransactionFilesUpload: {
@@ -3603,12 +3687,15 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** @description `until`, or `duration` (the reference web client's field); one of them is required (422 on `until` otherwise), and `until` wins when both are given. */
         ReminderSnoozeRequest: {
             /**
              * Format: date-time
              * @description When the reminder fires again; must be later than now (422 otherwise).
              */
-            until: string;
+            until?: string;
+            /** @description Minutes from now until the reminder fires again (at most a year). */
+            duration?: number;
         };
         /**
          * @description Bucket size of series: `day` keys `YYYY-MM-DD`, `week` ISO keys `YYYY-Www` (weeks start on Monday), `month` keys `YYYY-MM`.
@@ -5031,6 +5118,48 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    loginUserAuthAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Logged in; the new token and the account in `data` and at the top level. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResult"] & {
+                        /** @description The same token as `data.token`. */
+                        token: string;
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Invalid credentials (unknown identifier or wrong password; the message does not say which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
     logoutUserV1: {
         parameters: {
             query?: never;
@@ -5395,6 +5524,79 @@ export interface operations {
                     "application/json": components["schemas"]["ServerInfoResult"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getCloudBenefits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: {
+                            overview: {
+                                title: string;
+                                description: string;
+                            };
+                            benefits: {
+                                title: string;
+                                description: string;
+                            }[];
+                            trial_days: number;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listCloudPlans: {
+        parameters: {
+            query?: {
+                /** @description The client's region code, echoed upper-cased. */
+                region?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plans. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: {
+                            overview: {
+                                title: string;
+                                description: string;
+                            };
+                            region: string;
+                            currency: string;
+                            trial_days: number;
+                            free_plan_enabled: boolean;
+                            /** @description Always empty on a self-hosted server. */
+                            plans: Record<string, never>[];
+                        };
+                    };
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };
@@ -6129,7 +6331,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. */
+                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
             };
             cookie?: never;
@@ -6156,7 +6358,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. */
+                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
             };
             cookie?: never;
@@ -6191,7 +6393,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. */
+                /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
             };
             cookie?: never;
@@ -6330,9 +6532,9 @@ export interface operations {
     };
     updateTransaction: {
         parameters: {
-            query: {
-                /** @description The transaction's current type; a different value is 422. */
-                type: components["schemas"]["TransactionType"];
+            query?: {
+                /** @description The transaction's current type; a different value is 422. The interface requires it; the reference's web and mobile clients never send it, so it may be omitted (nothing is then checked). */
+                type?: components["schemas"]["TransactionType"];
             };
             header?: never;
             path: {
@@ -6400,6 +6602,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                "application/json": components["schemas"]["TransactionFilesBase64"];
                 "multipart/form-data": components["schemas"]["TransactionFilesUpload"];
             };
         };
@@ -8442,6 +8645,57 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            default: components["responses"]["Error"];
+        };
+    };
+    askAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The question (not blank). */
+                    message: string;
+                    format_hint?: components["schemas"]["ChatFormatHint"];
+                };
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data: {
+                            /** @description The reply's text (Markdown). */
+                            answer: string;
+                            /**
+                             * @description How `results` is shaped; always `raw` (a text answer).
+                             * @enum {string}
+                             */
+                            format_type: "raw";
+                            /** @description Rows of a data answer; empty for a text answer. */
+                            results: Record<string, never>[];
+                            /** @description The chat holding the question and this answer. */
+                            chat_id: number;
+                            /** @description The assistant message of the answer in that chat. */
+                            message_id: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
         };
     };

@@ -23,6 +23,7 @@ export type OperationId =
   | 'previewOutreach'
   | 'sendOutreach'
   | 'uploadOutreachMedia'
+  | 'askAssistant'
   | 'confirmAgentAction'
   | 'createChat'
   | 'deleteChat'
@@ -38,6 +39,7 @@ export type OperationId =
   | 'handleMobileOAuthCallback'
   | 'handleOAuthCallback'
   | 'loginUser'
+  | 'loginUserAuthAlias'
   | 'loginUserV1'
   | 'logoutUser'
   | 'logoutUserV1'
@@ -90,8 +92,10 @@ export type OperationId =
   | 'listImports'
   | 'listImportSessions'
   | 'updateImportMapping'
+  | 'getCloudBenefits'
   | 'getServerInfo'
   | 'getServerInfoV1'
+  | 'listCloudPlans'
   | 'listIntegrations'
   | 'deleteNotification'
   | 'getNotification'
@@ -143,6 +147,7 @@ export type PublicOperationId =
   | 'handleMobileOAuthCallback'
   | 'handleOAuthCallback'
   | 'loginUser'
+  | 'loginUserAuthAlias'
   | 'loginUserV1'
   | 'registerUser'
   | 'registerUserV1'
@@ -154,8 +159,10 @@ export type PublicOperationId =
   | 'sendVerificationCodeV1'
   | 'verifyCode'
   | 'verifyCodeV1'
+  | 'getCloudBenefits'
   | 'getServerInfo'
-  | 'getServerInfoV1';
+  | 'getServerInfoV1'
+  | 'listCloudPlans';
 
 export const operations: readonly OperationInfo[] = [
   {operationId: 'deleteAccount',method: 'DELETE',path: '/v1/account',route: '/api/v1/account',tag: 'Account',public: false,bodyTypes: ['application/json']},
@@ -167,6 +174,7 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'previewOutreach',method: 'POST',path: '/v1/admin/outreach/preview',route: '/api/v1/admin/outreach/preview',tag: 'Admin',public: false,bodyTypes: ['application/json']},
   {operationId: 'sendOutreach',method: 'POST',path: '/v1/admin/outreach/send',route: '/api/v1/admin/outreach/send',tag: 'Admin',public: false,bodyTypes: ['application/json','multipart/form-data']},
   {operationId: 'uploadOutreachMedia',method: 'POST',path: '/v1/admin/outreach/media',route: '/api/v1/admin/outreach/media',tag: 'Admin',public: false,bodyTypes: ['multipart/form-data']},
+  {operationId: 'askAssistant',method: 'POST',path: '/v1/ai/chat',route: '/api/v1/ai/chat',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'confirmAgentAction',method: 'POST',path: '/v1/ai/chats/{chat}/actions/{action}/confirm',route: '/api/v1/ai/chats/:chat/actions/:action/confirm',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'createChat',method: 'POST',path: '/v1/ai/chats',route: '/api/v1/ai/chats',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteChat',method: 'DELETE',path: '/v1/ai/chats/{chat}',route: '/api/v1/ai/chats/:chat',tag: 'AI',public: false,bodyTypes: []},
@@ -182,6 +190,7 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'handleMobileOAuthCallback',method: 'POST',path: '/v1/oauth/firebase/{driver}/callback',route: '/api/v1/oauth/firebase/:driver/callback',tag: 'Authentication',public: true,bodyTypes: ['application/json']},
   {operationId: 'handleOAuthCallback',method: 'GET',path: '/v1/oauth/{driver}/callback',route: '/api/v1/oauth/:driver/callback',tag: 'Authentication',public: true,bodyTypes: []},
   {operationId: 'loginUser',method: 'POST',path: '/login',route: '/api/login',tag: 'Authentication',public: true,bodyTypes: ['application/json']},
+  {operationId: 'loginUserAuthAlias',method: 'POST',path: '/v1/auth/login',route: '/api/v1/auth/login',tag: 'Authentication',public: true,bodyTypes: ['application/json']},
   {operationId: 'loginUserV1',method: 'POST',path: '/v1/login',route: '/api/v1/login',tag: 'Authentication',public: true,bodyTypes: ['application/json']},
   {operationId: 'logoutUser',method: 'POST',path: '/logout',route: '/api/logout',tag: 'Authentication',public: false,bodyTypes: []},
   {operationId: 'logoutUserV1',method: 'POST',path: '/v1/logout',route: '/api/v1/logout',tag: 'Authentication',public: false,bodyTypes: []},
@@ -234,8 +243,10 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'listImports',method: 'GET',path: '/v1/imports',route: '/api/v1/imports',tag: 'Import',public: false,bodyTypes: []},
   {operationId: 'listImportSessions',method: 'GET',path: '/v1/import/sessions',route: '/api/v1/import/sessions',tag: 'Import',public: false,bodyTypes: []},
   {operationId: 'updateImportMapping',method: 'PUT',path: '/v1/import/sessions/{id}/mapping',route: '/api/v1/import/sessions/:id/mapping',tag: 'Import',public: false,bodyTypes: ['application/json']},
+  {operationId: 'getCloudBenefits',method: 'GET',path: '/v1/cloud/benefits',route: '/api/v1/cloud/benefits',tag: 'Info',public: true,bodyTypes: []},
   {operationId: 'getServerInfo',method: 'GET',path: '/info',route: '/api/info',tag: 'Info',public: true,bodyTypes: []},
   {operationId: 'getServerInfoV1',method: 'GET',path: '/v1/info',route: '/api/v1/info',tag: 'Info',public: true,bodyTypes: []},
+  {operationId: 'listCloudPlans',method: 'GET',path: '/v1/cloud/plans',route: '/api/v1/cloud/plans',tag: 'Info',public: true,bodyTypes: []},
   {operationId: 'listIntegrations',method: 'GET',path: '/v1/integrations',route: '/api/v1/integrations',tag: 'Integration',public: false,bodyTypes: []},
   {operationId: 'deleteNotification',method: 'DELETE',path: '/v1/notifications/{id}',route: '/api/v1/notifications/:id',tag: 'Notifications',public: false,bodyTypes: []},
   {operationId: 'getNotification',method: 'GET',path: '/v1/notifications/{id}',route: '/api/v1/notifications/:id',tag: 'Notifications',public: false,bodyTypes: []},
@@ -269,7 +280,7 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'getTransaction',method: 'GET',path: '/v1/transactions/{id}',route: '/api/v1/transactions/:id',tag: 'Transactions',public: false,bodyTypes: []},
   {operationId: 'listTransactions',method: 'GET',path: '/v1/transactions',route: '/api/v1/transactions',tag: 'Transactions',public: false,bodyTypes: []},
   {operationId: 'updateTransaction',method: 'PUT',path: '/v1/transactions/{id}',route: '/api/v1/transactions/:id',tag: 'Transactions',public: false,bodyTypes: ['application/json','multipart/form-data']},
-  {operationId: 'uploadTransactionFiles',method: 'POST',path: '/v1/transactions/{id}/files',route: '/api/v1/transactions/:id/files',tag: 'Transactions',public: false,bodyTypes: ['multipart/form-data']},
+  {operationId: 'uploadTransactionFiles',method: 'POST',path: '/v1/transactions/{id}/files',route: '/api/v1/transactions/:id/files',tag: 'Transactions',public: false,bodyTypes: ['application/json','multipart/form-data']},
   {operationId: 'createTransfer',method: 'POST',path: '/v1/transfer',route: '/api/v1/transfer',tag: 'Transfers',public: false,bodyTypes: ['application/json']},
   {operationId: 'createTransferAlias',method: 'POST',path: '/v1/transfers',route: '/api/v1/transfers',tag: 'Transfers',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteTransfer',method: 'DELETE',path: '/v1/transfers/{id}',route: '/api/v1/transfers/:id',tag: 'Transfers',public: false,bodyTypes: []},

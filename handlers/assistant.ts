@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { actionsOfMessages } from '../db/agent-actions.js';
 import {
   chatPage,
+  claimHeldReply,
   deleteChat,
   filesOfMessages,
   findChat,
@@ -26,6 +27,7 @@ import { HttpError, invalidField, notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import { llmReachable, llmSettings } from '../server/llm.js';
 import { removeStoredFiles } from '../server/stored-files.js';
+import { answerReply } from '../server/assistant-reply.js';
 import type { AppServices } from '../server/services.js';
 import { attachChatFiles, checkChatFiles } from './shared/chat-attachments.js';
 import { isExportable, toChatMessage, toChatSession } from './views/chat.js';
@@ -112,6 +114,23 @@ export const assistantHandlers = {
     if (!turn.deferred) await nudgeAnswering(services);
     const [userView, assistantView] = await presentMessages(db, services, user.id, [question, reply]);
     return created({ user: userView, assistant: assistantView }, 'Message queued.');
+  },
+
+  // The web client's one-shot question: a chat whose reply is answered here, not by the job.
+  askAssistant: async (ctx: HandlerContext<'askAssistant'>) => {
+    const { db, user, services, log } = ctx;
+    const held = { ...turnFrom(ctx), deferred: true }; // the job leaves a held reply alone
+    const now = services.now();
+    const [chatId, reply] = await db.transaction().execute(async (trx) => {
+      const id = await insertChat(trx, user.id, null, now);
+      const [, pending] = await insertTurn(trx, user.id, id, held, now);
+      return [id, pending] as const;
+    });
+    const claimed = await claimHeldReply(db, reply.id, services.now());
+    if (claimed) await answerReply(db, services, log, claimed);
+    const answered = await findMessage(db, user.id, chatId, reply.id);
+    if (answered?.status !== 'completed') throw new HttpError(503, answered?.error ?? 'The assistant could not answer this message. Please try again.');
+    return ok({ answer: answered.content ?? '', format_type: 'raw' as const, results: [], chat_id: chatId, message_id: reply.id }, 'Answered.');
   },
 
   getAiHealth: async ({ services }: HandlerContext<'getAiHealth'>) => {

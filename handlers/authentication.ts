@@ -5,9 +5,10 @@ import { seedNewAccount } from '../db/account-defaults.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database } from '../db/schema.js';
 import { revokeToken } from '../db/tokens.js';
+import { consumeRegistrationProof, markEmailVerified } from '../db/verification-codes.js';
 import { avatarOf, findUserForLogin, takenIdentityFields, type UserIdentifier } from '../db/users.js';
 import { hashPassword, verifyPassword } from '../domain/passwords.js';
-import { created, done, ok } from '../server/envelope.js';
+import { created, done, ok, successBody } from '../server/envelope.js';
 import { HttpError, validationFailed } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { AppServices } from '../server/services.js';
@@ -36,6 +37,9 @@ async function registerUser({ body, db, services }: HandlerContext<'registerUser
         .returningAll()
         .executeTakeFirstOrThrow();
       await seedNewAccount(trx, user.id);
+      // A code verified for this address before sign-up proved it: the account starts verified
+      // (otherwise a later social login with the address would take the account over).
+      if (await consumeRegistrationProof(trx, user.email, services.now())) await markEmailVerified(trx, user.email, services.now());
       return signIn(trx, services, toUser(user, null));
     });
     return created(payload, 'User registered successfully');
@@ -47,12 +51,29 @@ async function registerUser({ body, db, services }: HandlerContext<'registerUser
   }
 }
 
-async function loginUser({ body, db, services }: HandlerContext<'loginUser' | 'loginUserV1'>) {
+async function loginUser(ctx: HandlerContext<'loginUser' | 'loginUserV1'>) {
+  return ok(await passwordSignIn(ctx), LOGGED_IN);
+}
+
+const LOGGED_IN = 'User successfully logged in';
+
+async function passwordSignIn({ body, db, services }: HandlerContext<'loginUser' | 'loginUserV1' | 'loginUserAuthAlias'>) {
   const user = await findUserForLogin(db, loginIdentifier(body));
   if (!(await verifyPassword(user?.password_hash ?? null, body.password)) || !user) {
     throw new HttpError(401, 'Invalid credentials');
   }
-  return ok(await signIn(db, services, toUser(user, await avatarOf(db, user.id))), 'User successfully logged in');
+  return signIn(db, services, toUser(user, await avatarOf(db, user.id)));
+}
+
+/** The mobile app's /auth/login: the envelope, with `token` and `user` also at the top level where that app reads them. */
+async function loginUserAuthAlias(ctx: HandlerContext<'loginUserAuthAlias'>) {
+  const payload = await passwordSignIn(ctx);
+  return {
+    status: 200,
+    raw: true as const,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ ...successBody(ok(payload, LOGGED_IN)), token: payload.token, user: payload.user }),
+  };
 }
 
 /** E-mail when present, else phone, else username; none of them is 422 on all three. */
@@ -86,6 +107,7 @@ export const authenticationHandlers = {
   registerUserV1: registerUser,
   loginUser,
   loginUserV1: loginUser,
+  loginUserAuthAlias,
   logoutUser,
   logoutUserV1: logoutUser,
   getCurrentUser,

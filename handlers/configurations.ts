@@ -32,6 +32,17 @@ async function liveEntryOr404(db: Kysely<Database>, userId: number, key: string)
   return entry;
 }
 
+/**
+ * The key a GET path names. No key is all digits, so such a path is the entry's numeric id
+ * (the reference's mobile sync engine reads `configurations/{id}`); an unknown id is 404.
+ */
+async function keyOf(db: Kysely<Database>, userId: number, keyOrId: string): Promise<string> {
+  if (!/^\d{1,15}$/.test(keyOrId)) return keyOrId;
+  const entry = await selectSynced(db, 'configurations', userId).where('configurations.id', '=', Number(keyOrId)).executeTakeFirst();
+  if (!entry) throw notFound(LABEL);
+  return (entry as ConfigurationRow).key;
+}
+
 /** The value to store as a JSON string for jsonb; 422 on `value` when it breaks the key's rule. */
 function storedValue(key: ConfigurationKey, type: ConfigurationValueType, value: unknown): string {
   const checked = configurationValue(key, type, value as JsonValue);
@@ -48,7 +59,7 @@ export const configurationHandlers = {
   },
 
   getConfiguration: async ({ db, user, params }: HandlerContext<'getConfiguration'>) =>
-    ok(toConfiguration(await liveEntryOr404(db, user.id, params.key)), 'Configuration retrieved successfully'),
+    ok(toConfiguration(await liveEntryOr404(db, user.id, await keyOf(db, user.id, params.key))), 'Configuration retrieved successfully'),
 
   createConfiguration: async ({ db, user, body, services }: HandlerContext<'createConfiguration'>) => {
     const value = storedValue(body.key, body.type, body.value);

@@ -12,7 +12,16 @@ async function getServerInfo({ services }: HandlerContext<'getServerInfo' | 'get
   });
 }
 
+/** What the reference's mobile app shows on its upgrade screen: a self-hosted server sells nothing. */
+const SELF_HOSTED = {
+  title: 'Self-hosted',
+  description: 'This server is run by its owner: every feature is included and there is nothing to subscribe to.',
+};
+
 export const infoHandlers = {
   getServerInfo,
   getServerInfoV1: getServerInfo,
+  getCloudBenefits: async (_ctx: HandlerContext<'getCloudBenefits'>) => ok({ overview: SELF_HOSTED, benefits: [], trial_days: 0 }),
+  listCloudPlans: async ({ query }: HandlerContext<'listCloudPlans'>) =>
+    ok({ overview: SELF_HOSTED, region: query.region?.toUpperCase() ?? 'GLOBAL', currency: 'USD', trial_days: 0, free_plan_enabled: true, plans: [] }),
 } satisfies Partial<Handlers>;

@@ -74,6 +74,20 @@ async function changeState(
   return ok(toReminder((await reminders.load(db, user.id, row.id))!), message);
 }
 
+/** `until`, or `duration` minutes from now (the web client's form); 422 on `until` when neither gives a later time. */
+function snoozedUntil(body: { until?: string; duration?: number }, now: Date): Date {
+  if (body.until === undefined) {
+    if (body.duration === undefined) throw invalidField('until', 'The until field is required when duration is not present.');
+    return new Date(now.getTime() + body.duration * 60_000);
+  }
+  const until = Date.parse(body.until);
+  if (!/(?:Z|[+-]\d{2}:?\d{2})$/i.test(body.until) || Number.isNaN(until)) {
+    throw invalidField('until', 'The until must be an ISO 8601 date-time with a zone (e.g. 2026-04-30T15:17:54Z).');
+  }
+  if (until <= now.getTime()) throw invalidField('until', 'The until must be a time after now.');
+  return new Date(until);
+}
+
 export const reminderHandlers = {
   listReminders: (ctx: HandlerContext<'listReminders'>) =>
     reminders.list(ctx, (q) => (ctx.query.status ? q.where('reminders.status', '=', ctx.query.status) : q)),
@@ -150,13 +164,8 @@ export const reminderHandlers = {
   deleteReminder: (ctx: HandlerContext<'deleteReminder'>) => reminders.remove(ctx),
 
   snoozeReminder: (ctx: HandlerContext<'snoozeReminder'>) => {
-    const until = Date.parse(ctx.body.until);
     const now = ctx.services.now();
-    if (!/(?:Z|[+-]\d{2}:?\d{2})$/i.test(ctx.body.until) || Number.isNaN(until)) {
-      throw invalidField('until', 'The until must be an ISO 8601 date-time with a zone (e.g. 2026-04-30T15:17:54Z).');
-    }
-    if (until <= now.getTime()) throw invalidField('until', 'The until must be a time after now.');
-    const at = new Date(until);
+    const at = snoozedUntil(ctx.body, now);
     return changeState(ctx, () => ({ status: 'snoozed', snoozed_until: at, next_trigger_at: at }), 'Reminder snoozed');
   },
 

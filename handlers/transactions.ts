@@ -23,7 +23,7 @@ import { conflict, invalidField, notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { AppServices } from '../server/services.js';
 import { syncedResource } from './shared/crud.js';
-import { checkUploads, withStoredUploads } from './shared/transaction-files.js';
+import { checkUploads, uploadsFromBase64, withStoredUploads } from './shared/transaction-files.js';
 import { changesFromUpdate, entryFromCreate } from './shared/transaction-input.js';
 import {
   checkEntryReferences,
@@ -115,10 +115,10 @@ export const transactionHandlers = {
       withStoredUploads(services.storage, uploads, (attach) =>
         transactions.update(ctx, async (trx, stale, { updated_at: now, last_synced_at: _, ...sync }) => {
           const row = await lockOr404(trx, user.id, stale.id);
-          // the query's `type` selects the transaction; the body's `type` converts it
-          if (query.type !== row.type) throw invalidField('type', `The transaction is an ${row.type}, not an ${query.type}.`);
+          // the query's `type` selects the transaction (the reference clients omit it); the body's `type` converts it
+          if (query.type !== undefined && query.type !== row.type) throw invalidField('type', `The transaction is an ${row.type}, not an ${query.type}.`);
           const converts = changes.type !== undefined && changes.type !== row.type;
-          const moves = (changes.walletId !== undefined && changes.walletId !== row.wallet_id) || !new Decimal(changes.amount!).equals(row.amount);
+          const moves = (changes.walletId !== undefined && changes.walletId !== row.wallet_id) || (changes.amount !== undefined && !new Decimal(changes.amount).equals(row.amount));
           if (row.transfer_id !== null && converts) throw conflict('This transaction is part of a transfer: its type cannot change.');
           if (row.transfer_id !== null && moves) throw conflict('This transaction is part of a transfer: change the transfer to change its amount or wallet.');
           if (converts) await checkConvertible(trx, user.id, row);
@@ -151,7 +151,9 @@ export const transactionHandlers = {
   uploadTransactionFiles: async (ctx: HandlerContext<'uploadTransactionFiles'>) => {
     const { db, user, services } = ctx;
     const row = await transactions.liveOr404(db, user.id, ctx.params.id);
-    const uploads = await checkUploads(ctx.files.files);
+    const body = ctx.body as { files?: unknown };
+    const sent = ctx.files.files ?? (Array.isArray(body.files) ? uploadsFromBase64(body.files as string[]) : []);
+    const uploads = await checkUploads(sent);
     if (uploads.length === 0) throw invalidField('files', 'The files field is required.');
     await withStoredUploads(services.storage, uploads, (attach) =>
       db.transaction().execute(async (trx) => {

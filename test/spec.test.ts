@@ -78,12 +78,15 @@ t.test('the operation table matches the spec', async (t) => {
 t.test('public routes are exactly the account, info and social-login entry points', async (t) => {
   const publicIds = operations.filter((op) => op.public).map((op) => op.operationId).sort();
   t.same(publicIds, [
+    'getCloudBenefits',
     'getOAuthRedirect',
     'getServerInfo',
     'getServerInfoV1',
     'handleMobileOAuthCallback',
     'handleOAuthCallback',
+    'listCloudPlans',
     'loginUser',
+    'loginUserAuthAlias',
     'loginUserV1',
     'registerUser',
     'registerUserV1',

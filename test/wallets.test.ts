@@ -166,6 +166,13 @@ t.test('update: name, type, description, icon, currency of an empty wallet; the 
   t.equal(adopt.body.data.client_generated_id, adopted, 'a body with only client_id adopts it');
   const replace = await api.request('PUT', url, { token: owner.token, body: { client_id: clientId(), name: 'Renamed' } });
   t.match(replace.body.data, { client_generated_id: adopted, name: 'Renamed' }, 'an existing client id is never replaced');
+
+  const spent = await api.request('POST', '/api/v1/transactions', { token: owner.token, body: { type: 'income', amount: 1, wallet_id: wallet.id } });
+  t.equal(spent.status, 201);
+  const recorded = await api.request('PUT', url, { token: owner.token, body: { currency: 'EUR' } });
+  t.equal(recorded.status, 422, 'once a transaction is recorded the currency is fixed');
+  t.ok(recorded.body.errors.currency);
+  t.equal((await api.request('PUT', url, { token: owner.token, body: { currency: 'USD', name: 'Same' } })).status, 200, 'the same currency is accepted');
 });
 
 t.test('currency: the web onboarding sets it on the new wallet; a wallet with transactions keeps its own', async (t) => {

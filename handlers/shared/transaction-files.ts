@@ -19,6 +19,16 @@ export interface CheckedUpload {
 export type AttachFiles = (trx: Transaction<Database>, userId: number, transactionId: number, now: Date) => Promise<void>;
 
 /** The uploads with their sniffed types; 422 on `files.<index>` for anything but an image or a PDF. */
+/** Files sent as base64 strings (bare or `data:` URLs) in a JSON body, as uploads named `files[]`. */
+export function uploadsFromBase64(values: string[]): UploadedFile[] {
+  return values.map((value, index) => ({
+    field: 'files[]',
+    filename: `file-${index + 1}`,
+    declaredType: /^data:([^;]+);/.exec(value)?.[1] ?? 'application/octet-stream',
+    data: Buffer.from(value.replace(/^data:[^,]*,/, ''), 'base64'),
+  }));
+}
+
 export async function checkUploads(files: UploadedFile[] = []): Promise<CheckedUpload[]> {
   if (files.length > MAX_FILES_PER_REQUEST) {
     throw validationFailed({ files: [`At most ${MAX_FILES_PER_REQUEST} files may be sent at once.`] });

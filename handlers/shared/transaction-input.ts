@@ -34,7 +34,8 @@ export function entryFromCreate(body: CreateBody, now: Date): TransactionEntry {
 export function changesFromUpdate(body: UpdateBody, now: Date): TransactionChanges {
   return {
     type: body.type,
-    amount: amountFrom(body.amount!), // required by the schema
+    // absent in an update that only adopts a client id (the reference clients send that)
+    amount: body.amount === undefined ? undefined : amountFrom(body.amount),
     walletId: body.wallet_id,
     datetime: datetimeFrom(body),
     intent: body.intent,

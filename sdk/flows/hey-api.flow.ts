@@ -56,6 +56,10 @@ import {
   getReminder,
   getServerInfo,
   getServerInfoV1,
+  getCloudBenefits,
+  listCloudPlans,
+  loginUserAuthAlias,
+  askAssistant,
   getStatistics,
   getTransaction,
   getTransfer,
@@ -173,6 +177,13 @@ async function accounts(client: Client): Promise<string> {
   const info = must((await getServerInfo({ client })).data, 'info').data;
   console.log(info.version);
   await getServerInfoV1({ client });
+  // the reference mobile app's paths
+  const phoneLogin = must((await loginUserAuthAlias({ client, body: { phone: '+33612345678', password: 'correct horse battery' } })).data, 'phone login');
+  console.log(phoneLogin.token, phoneLogin.data.user.id);
+  const benefits = must((await getCloudBenefits({ client })).data, 'benefits').data;
+  console.log(benefits.trial_days, benefits.benefits.length);
+  const plans = must((await listCloudPlans({ client, query: { region: 'fr' } })).data, 'plans').data;
+  console.log(plans.free_plan_enabled, plans.region);
   return login.data.token;
 }
 
@@ -247,8 +258,8 @@ async function money(client: Client, wallets: Awaited<ReturnType<typeof records>
   await getTransaction({ client, path: { id: expense.id }, query: { type: 'expense' } });
   await updateTransaction({ client, path: { id: expense.id }, query: { type: 'expense' }, body: { amount: 45, updated_at: '2026-11-21T08:00:00Z' } });
 
-  const receipt = new Blob(['%PDF-1.4'], { type: 'application/pdf' });
-  const withFiles = must((await uploadTransactionFiles({ client, path: { id: expense.id }, body: { 'files[]': [receipt] } })).data, 'upload files').data;
+  // this generator types the operation's first body kind, the JSON one (base64 files)
+  const withFiles = must((await uploadTransactionFiles({ client, path: { id: expense.id }, body: { files: ['data:application/pdf;base64,JVBERi0xLjQ='] } })).data, 'upload files').data;
   const file = withFiles.files[0];
   if (file) {
     await downloadFile({ client, path: { id: file.id }, parseAs: 'blob' });
@@ -355,6 +366,8 @@ async function imports(client: Client, walletId: number) {
 }
 
 async function assistant(client: Client) {
+  const asked = must((await askAssistant({ client, body: { message: 'How much did I spend this month?' } })).data, 'ask').data;
+  console.log(asked.answer, asked.chat_id);
   const chat = must((await createChat({ client, body: { message: 'How much did I spend on food this month?', title: 'Food' } })).data, 'create chat').data;
   await listChats({ client, query: { limit: 5 } });
   const detail = must((await getChat({ client, path: { chat: chat.id } })).data, 'chat').data;

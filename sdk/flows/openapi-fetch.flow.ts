@@ -51,6 +51,13 @@ async function accounts(client: Client): Promise<string> {
   const info = must((await client.GET('/info')).data, 'info').data;
   console.log(info.version);
   await client.GET('/v1/info');
+  // the reference mobile app's paths
+  const phoneLogin = must((await client.POST('/v1/auth/login', { body: { phone: '+33612345678', password: 'correct horse battery' } })).data, 'phone login');
+  console.log(phoneLogin.token, phoneLogin.data.user.id);
+  const benefits = must((await client.GET('/v1/cloud/benefits')).data, 'benefits').data;
+  console.log(benefits.trial_days, benefits.benefits.length);
+  const plans = must((await client.GET('/v1/cloud/plans', { params: { query: { region: 'fr' } } })).data, 'plans').data;
+  console.log(plans.free_plan_enabled, plans.region);
   return login.data.token;
 }
 
@@ -253,6 +260,8 @@ async function imports(client: Client, walletId: number) {
 }
 
 async function assistant(client: Client) {
+  const asked = must((await client.POST('/v1/ai/chat', { body: { message: 'How much did I spend this month?' } })).data, 'ask').data;
+  console.log(asked.answer, asked.chat_id);
   const chat = must((await client.POST('/v1/ai/chats', { body: { message: 'How much did I spend on food this month?', title: 'Food' } })).data, 'create chat').data;
   await client.GET('/v1/ai/chats', { params: { query: { limit: 5 } } });
   const detail = must((await client.GET('/v1/ai/chats/{chat}', { params: { path: { chat: chat.id } } })).data, 'chat').data;
