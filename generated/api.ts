@@ -3073,10 +3073,10 @@ export interface components {
             /** @description The owning user's id (equals `user_id`). */
             owner_id: number;
             /**
-             * @description Kind of owner; always `user` today.
+             * @description Kind of owner, named as the reference names it; always a user today.
              * @enum {string}
              */
-            owner_type: "user";
+            owner_type: "App\\Models\\User";
             name: string;
             /**
              * @description Made from the name at creation (lower-case, runs of other characters become `-`), unique among the user's live budgets (`-2`, `-3`… on a clash); not changed by a rename.
@@ -3112,6 +3112,12 @@ export interface components {
         /** @description Budget fields shared by create and update. Unknown fields are ignored. */
         BudgetInput: {
             client_id?: components["schemas"]["ClientId"];
+            /** @description The reference's owner of the budget. A budget always belongs to the caller: an `id` other than the caller's is 422 on `owner.id`. Optional. */
+            owner?: {
+                /** @enum {string} */
+                type: "user";
+                id: number;
+            };
             name?: string;
             description?: string | null;
             /**

@@ -67,6 +67,8 @@ interface Terms {
   period_type: BudgetPeriodType;
   start_date: string;
   end_date: string | null;
+  /** The reference's `owner`: a budget belongs to the caller, so it may only name the caller. */
+  owner?: { type: string; id: number };
 }
 
 /** DECISIONS.md: an alert threshold above 100 percent is capped at 100 rather than refused. */
@@ -90,6 +92,7 @@ async function checkBudget(ctx: PresentCtx, terms: Terms, targets: TargetInput[]
   } else if (terms.end_date && terms.end_date < terms.start_date) {
     errors.end_date = ['The end date must be a date after or equal to the start date.'];
   }
+  if (terms.owner && terms.owner.id !== ctx.user.id) errors['owner.id'] = ['A budget can only belong to you.'];
   if (targets) Object.assign(errors, await invalidTargets(ctx.db, ctx.user.id, targets));
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
@@ -145,6 +148,7 @@ export const budgetHandlers = {
         period_type: body.period_type ?? current.period_type,
         start_date: body.start_date ?? current.start_date,
         end_date: body.end_date !== undefined ? body.end_date : current.end_date,
+        owner: body.owner,
       },
       body.targets,
     );

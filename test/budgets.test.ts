@@ -66,7 +66,7 @@ t.test('create: defaults, targets in order, progress, show', async (t) => {
     forecast_alerts_enabled: true,
     is_active: true,
     owner_id: owner.user.id,
-    owner_type: 'user',
+    owner_type: 'App\\Models\\User', // the reference's value
     user_id: owner.user.id,
   });
   t.same(
@@ -153,6 +153,24 @@ t.test('a zero budget is accepted; a threshold above 100 is capped at 100', asyn
   t.equal(raised.body.data.threshold_percent, 100);
   const lowered = await api.request('PUT', url, { token: owner.token, body: { threshold_percent: 60, amount: 0 } });
   t.equal(lowered.body.data.threshold_percent, 60, 'values up to 100 are kept as sent');
+});
+
+t.test("the reference's owner: the caller is accepted, anyone else is 422 on owner.id and writes nothing", async (t) => {
+  const mine = await api.request('POST', '/api/v1/budgets', { token: owner.token, body: { ...base, name: 'Owned', owner: { type: 'user', id: owner.user.id } } });
+  t.equal(mine.status, 201, JSON.stringify(mine.body));
+  t.match(mine.body.data, { owner_id: owner.user.id, owner_type: 'App\\Models\\User' });
+  const before = await countBudgets(owner.user.id);
+  const theirs = await api.request('POST', '/api/v1/budgets', { token: owner.token, body: { ...base, name: 'Not mine', owner: { type: 'user', id: stranger.user.id } } });
+  t.equal(theirs.status, 422);
+  t.same(Object.keys(theirs.body.errors), ['owner.id']);
+  t.equal(await countBudgets(owner.user.id), before);
+  // a target named only by its client id (the reference drops it silently) is refused
+  const unnamed = await api.request('POST', '/api/v1/budgets', { token: owner.token, body: { ...base, name: 'Unnamed', targets: [{ type: 'category', client_generated_id: `${randomUUID()}:${randomUUID()}` }] } });
+  t.equal(unnamed.status, 422);
+  t.ok(unnamed.body.errors['targets.0.id'], JSON.stringify(unnamed.body.errors));
+  const moved = await api.request('PUT', `/api/v1/budgets/${mine.body.data.id}`, { token: owner.token, body: { owner: { type: 'user', id: stranger.user.id } } });
+  t.equal(moved.status, 422);
+  t.same(Object.keys(moved.body.errors), ['owner.id']);
 });
 
 t.test("another user's budget is 404 everywhere; no token is 401", async (t) => {

@@ -15,7 +15,7 @@ export function toBudget(row: BudgetRow, targets: TargetView[], progress: Budget
   return {
     ...syncFields(row, 'budget'),
     owner_id: row.user_id,
-    owner_type: 'user',
+    owner_type: 'App\\Models\\User',
     name: row.name,
     slug: row.slug,
     description: row.description,
