@@ -163,11 +163,16 @@ export const reminderHandlers = {
 
   deleteReminder: (ctx: HandlerContext<'deleteReminder'>) => reminders.remove(ctx),
 
-  snoozeReminder: (ctx: HandlerContext<'snoozeReminder'>) => {
-    const now = ctx.services.now();
-    const at = snoozedUntil(ctx.body, now);
-    return changeState(ctx, () => ({ status: 'snoozed', snoozed_until: at, next_trigger_at: at }), 'Reminder snoozed');
-  },
+  // the body is judged once the reminder is found: another user's reminder is 404 whatever the body
+  snoozeReminder: (ctx: HandlerContext<'snoozeReminder'>) =>
+    changeState(
+      ctx,
+      (_row, now) => {
+        const at = snoozedUntil(ctx.body, now);
+        return { status: 'snoozed', snoozed_until: at, next_trigger_at: at };
+      },
+      'Reminder snoozed',
+    ),
 
   pauseReminder: (ctx: HandlerContext<'pauseReminder'>) => changeState(ctx, () => ({ status: 'paused' }), 'Reminder paused'),
 
