@@ -130,6 +130,12 @@ export class BankCsvSurvey {
     } else if (!this.decided.project) this.observe(record, this.decided.mapping);
   }
 
+  /** The header's position among the records once decided (null without a header, or before). */
+  headerIndex(): number | null {
+    if (this.decided === undefined) this.decide();
+    return this.decided && !this.decided.project ? this.decided.headerIndex : null;
+  }
+
   /** The plan, or undefined for the project's own layout; throws CsvReadError when no date and amount columns are found. */
   finish(encoding: { encoding: TextEncoding; bom: boolean }, delimiter: CsvDelimiter): BankCsvPlan | undefined {
     if (this.records === 0) return { reading: emptyReading(encoding, delimiter), bodyStart: 0, bodyRows: 0, context: { mapping: emptyMapping(), dateFormat: undefined, separator: '.', fileCurrency: null, account: null, width: null } };

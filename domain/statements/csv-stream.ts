@@ -12,6 +12,8 @@ import { encodingOf, looksBinary, type TextEncoding } from './text-encoding.js';
 
 /** Bytes decoded per chunk. */
 const CHUNK_BYTES = 64 * 1024;
+/** Records read before the rest of the file is read from the row after the header (more than the header search). */
+const HEAD_RECORDS = 100;
 /** Rows of the project's layout whose type cells decide between the two layouts. */
 const TYPE_SAMPLE = 1000;
 
@@ -44,18 +46,24 @@ function* textChunks(file: CsvFile): Generator<string> {
 
 export interface CsvRecord {
   record: string[];
-  /** The 1-based line the record starts on. */
+  /** The 1-based line the record starts on (0 when not asked for). */
   line: number;
 }
 
-/** The file's non-blank records in order, parsed as the text streams in. */
-export async function* csvRecords(file: CsvFile): AsyncGenerator<CsvRecord> {
-  const parser = parse({ delimiter: file.delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true, info: true });
+/**
+ * The file's non-blank records in order from line `fromLine`, parsed as the text streams in.
+ * Starting at the first row after the header matters for speed: csv-parse builds an error
+ * object (a stack trace) for every record whose width differs from the first record's, which
+ * a preamble line would make every row.
+ */
+export async function* csvRecords(file: CsvFile, fromLine = 1, withLines = true): AsyncGenerator<CsvRecord> {
+  const parser = parse({ delimiter: file.delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true, info: withLines, from_line: fromLine });
   Readable.from(textChunks(file)).pipe(parser);
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    for await (const parsed of parser as AsyncIterable<{ record: string[]; info: { lines: number } } | string[]>) {
+      const record = Array.isArray(parsed) ? parsed : parsed.record;
       if (record.every((cell) => cell.trim() === '')) continue;
-      yield { record, line: recordStartLine(record, info.lines) };
+      yield { record, line: Array.isArray(parsed) ? 0 : recordStartLine(record, parsed.info.lines) };
     }
   } catch (error) {
     throw new CsvReadError(`The file is not readable CSV: ${(error as Error).message}`);
@@ -65,7 +73,11 @@ export async function* csvRecords(file: CsvFile): AsyncGenerator<CsvRecord> {
 }
 
 /** How a file is read: as a bank export (with its plan) or in the project's own layout. */
-export type CsvLayout = { kind: 'bank'; plan: BankCsvPlan; rows: number } | { kind: 'project'; layout: ProjectLayout; rows: number };
+export type CsvLayout = ({ kind: 'bank'; plan: BankCsvPlan } | { kind: 'project'; layout: ProjectLayout }) & {
+  rows: number;
+  /** The line the first data row starts on. */
+  bodyLine: number;
+};
 
 /**
  * One pass over the file deciding its layout, as a legacy import reads it: the project's own
@@ -80,7 +92,8 @@ export async function surveyCsvFile(file: CsvFile): Promise<CsvLayout> {
   let records = 0;
   let sampledTypes = 0;
   let projectTypes = 0;
-  for await (const { record } of csvRecords(file)) {
+  const lines: number[] = [];
+  const feed = (record: string[]) => {
     records++;
     project ??= projectLayoutOf(record);
     if (bankError === undefined) {
@@ -97,11 +110,32 @@ export async function surveyCsvFile(file: CsvFile): Promise<CsvLayout> {
       if (type !== '') sampledTypes++;
       if (/^[+-]?(income|expense|transfer)$/.test(type)) projectTypes++;
     }
+  };
+  // the head (where a preamble and the header are), then the rest read from the row after the header
+  for await (const { record, line } of csvRecords(file)) {
+    feed(record);
+    lines.push(line);
+    if (records >= HEAD_RECORDS) break;
+  }
+  if (records >= HEAD_RECORDS) {
+    let restart = 0;
+    try {
+      if (bankError === undefined) restart = survey.headerIndex() ?? 0;
+    } catch (error) {
+      if (!(error instanceof CsvReadError)) throw error;
+      bankError = error;
+    }
+    let skip = records - (restart + 1);
+    for await (const { record } of csvRecords(file, lines[restart + 1] ?? lines[restart], false)) {
+      if (skip-- > 0) continue;
+      feed(record);
+    }
   }
   const projectRows = () => Math.max(0, records - (project?.hasHeader ? 1 : 0));
+  const bodyLine = (start: number) => lines[start] ?? (lines.at(-1) ?? 0) + 1;
   // a header naming a type column with no rows yet is the project's too
   const typed = project !== undefined && project.columns.type >= 0 && (projectTypes > 0 || (project.hasHeader && sampledTypes === 0));
-  if (project && typed) return { kind: 'project', layout: project, rows: projectRows() };
+  if (project && typed) return { kind: 'project', layout: project, rows: projectRows(), bodyLine: bodyLine(project.hasHeader ? 1 : 0) };
   let plan: BankCsvPlan | undefined;
   if (bankError === undefined) {
     try {
@@ -110,8 +144,9 @@ export async function surveyCsvFile(file: CsvFile): Promise<CsvLayout> {
       if (!(error instanceof CsvReadError)) throw error;
     }
   }
-  if (plan) return { kind: 'bank', plan, rows: plan.bodyRows };
-  return { kind: 'project', layout: project ?? projectLayoutOf([]), rows: projectRows() };
+  if (plan) return { kind: 'bank', plan, rows: plan.bodyRows, bodyLine: bodyLine(plan.bodyStart) };
+  const layout = project ?? projectLayoutOf([]);
+  return { kind: 'project', layout, rows: projectRows(), bodyLine: bodyLine(layout.hasHeader ? 1 : 0) };
 }
 
 /** A data row as the layout reads it, with its position among the data rows. */
@@ -121,12 +156,10 @@ export type CsvDataRow =
 
 /** The data rows from `from` on (rows before it are parsed and passed over), one at a time. */
 export async function* csvDataRows(file: CsvFile, layout: CsvLayout, from = 0): AsyncGenerator<CsvDataRow> {
-  const bodyStart = layout.kind === 'bank' ? layout.plan.bodyStart : layout.layout.hasHeader ? 1 : 0;
-  let position = 0;
-  for await (const { record, line } of csvRecords(file)) {
-    const index = position++ - bodyStart;
-    if (index < from) continue;
-    if (layout.kind === 'bank') yield { kind: 'bank', index, line, record, draft: bankRowDraft(record, layout.plan) };
-    else yield { kind: 'project', index, row: projectRow(layout.layout, record, line) };
+  let index = 0;
+  for await (const { record, line } of csvRecords(file, layout.bodyLine)) {
+    if (index++ < from) continue;
+    if (layout.kind === 'bank') yield { kind: 'bank', index: index - 1, line, record, draft: bankRowDraft(record, layout.plan) };
+    else yield { kind: 'project', index: index - 1, row: projectRow(layout.layout, record, line) };
   }
 }

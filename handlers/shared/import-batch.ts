@@ -40,11 +40,13 @@ export async function importEntries(trx: Transaction<Database>, entries: Importe
 
   // the rules a row breaks by itself, then its wallet (resolved once per name and currency)
   const wallets = new Map<string, Promise<number>>();
+  const dayStarts = new Map<string, Date>(); // a batch has a few hundred days at most; zone maths per day, not per row
   const checked: Accepted[] = [];
   for (const [at, entry] of entries.entries()) {
     try {
       const amount = checkedAmount(entry.amount);
-      const datetime = importDayStart(entry.date, ctx.timeZone);
+      let datetime = dayStarts.get(entry.date);
+      if (!datetime) dayStarts.set(entry.date, (datetime = importDayStart(entry.date, ctx.timeZone)));
       const key = JSON.stringify([entry.wallet, entry.currency, entry.bankRow?.fileWallet]);
       if (!wallets.has(key)) wallets.set(key, entryWallet(trx, ctx, entry).then((wallet) => wallet.id));
       checked.push({ at, entry, amount, datetime, walletId: await wallets.get(key)! });
