@@ -49,9 +49,10 @@ export interface CsvRow {
 }
 
 /**
- * The most data rows one file may hold. Every row is held in memory while a file is read
- * (about 1 kB each), so an upload within the size limit made of tiny rows (a 10 MB file
- * holds nearly two million) would take gigabytes and block the process for a minute.
+ * The most rows one analysed file may hold (POST /import/analyze): every row of it becomes a
+ * suggestion kept in memory and stored on its session. A legacy import (POST /import) has no
+ * row limit: it reads its file as a stream (statements/csv-stream.ts), so the upload limit
+ * alone bounds it.
  */
 export const MAX_IMPORT_ROWS = 100_000;
 

@@ -19,7 +19,7 @@ const unknown = only.filter((part) => !(part in PARTS));
 if (unknown.length) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; known: ${Object.keys(PARTS).join(', ')}`);
 
 const started = performance.now();
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')], {
+const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: process.env,
 });

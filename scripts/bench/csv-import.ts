@@ -24,12 +24,19 @@ export function bankExport(rows: number, account: string): Buffer {
   return Buffer.from(lines.join('\r\n') + '\r\n', 'latin1');
 }
 
+async function heapMb(target: Target): Promise<number> {
+  return ((await (await fetch(`${target.bare}/bench/heap`)).json()) as { heapMb: number }).heapMb;
+}
+
 function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 
 interface Run {
   rows: number;
+  /** Live heap after a full collection, before the upload and once the import completed. */
+  heapBeforeMb: number;
+  heapAfterMb: number;
   seconds: number;
   uploadMs: number;
   baselineMb: number;
@@ -40,6 +47,7 @@ interface Run {
 async function importOnce(target: Target, token: string, rows: number): Promise<Run> {
   const data = bankExport(rows, `DE${String(10 + (rows % 89)).padStart(2, '0')}500105175407${String(Date.now() % 1e6).padStart(6, '0')}`);
   const pid = target.pid;
+  const heapBeforeMb = await heapMb(target);
   const baselineMb = rssMb(pid);
   let peakMb = baselineMb;
   const form = new FormData();
@@ -65,7 +73,8 @@ async function importOnce(target: Target, token: string, rows: number): Promise<
     if (performance.now() - started > 600_000) throw new Error(`import of ${rows} rows still ${mine.status} after 10 minutes`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { rows, seconds: (performance.now() - started) / 1000, uploadMs, baselineMb, peakMb, progress };
+  const seconds = (performance.now() - started) / 1000;
+  return { rows, seconds, uploadMs, baselineMb, peakMb, progress, heapBeforeMb, heapAfterMb: await heapMb(target) };
 }
 
 export async function csvImport(target: Target): Promise<Row[]> {
@@ -88,7 +97,7 @@ export async function csvImport(target: Target): Promise<Row[]> {
       met: run === large ? run.seconds < GOAL_SECONDS && flat && offLedger.length === 0 : offLedger.length === 0,
       note:
         `${run.seconds.toFixed(1)} s (upload answered in ${run.uploadMs.toFixed(0)} ms); RSS ${run.baselineMb.toFixed(0)} → peak ${run.peakMb.toFixed(0)} MB ` +
-        `(+${growth(run).toFixed(0)}); progress seen ${run.progress.length} times (${run.progress.slice(0, 4).join(', ')}${run.progress.length > 4 ? ', …' : ''}); ` +
+        `(+${growth(run).toFixed(0)}); live heap after GC ${run.heapBeforeMb.toFixed(0)} → ${run.heapAfterMb.toFixed(0)} MB; progress seen ${run.progress.length} times (${run.progress.slice(0, 4).join(', ')}${run.progress.length > 4 ? ', …' : ''}); ` +
         `wallets off their ledger: ${offLedger.length}`,
     }),
   );

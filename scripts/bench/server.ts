@@ -73,6 +73,11 @@ bare.get<{ Querystring: { user: string; after: string } }>('/bench/changed-since
     .executeTakeFirst();
   return { since: row?.updated_at ?? null };
 });
+// the service's live heap after a full collection (the child runs with --expose-gc): what a run retained
+bare.get('/bench/heap', async () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return { heapMb: process.memoryUsage().heapUsed / 1048576 };
+});
 const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 
 console.log(
