@@ -193,3 +193,18 @@ t.test('round trips for every format: analyse → confirm → upload again: ever
     t.same(await walletsOffLedger(api, user.user.id), [], `${name}: balances equal the ledger`);
   }
 });
+
+t.test('a batch of imported expenses that crosses a budget\'s threshold alerts it once', async (t) => {
+  const user = await api.newUser();
+  const res = await api.request('POST', '/api/v1/budgets', {
+    token: user.token,
+    body: { name: 'Everything', amount: 100, currency: 'USD', period_type: 'monthly', start_date: '2026-01-01', threshold_percent: 80, forecast_alerts_enabled: false },
+  });
+  t.equal(res.status, 201, JSON.stringify(res.body));
+  const today = new Date().toISOString().slice(0, 10);
+  const lines = ['Date,Amount,Description', ...Array.from({ length: 30 }, (_, i) => `${today},-3.00,Groceries ${i}`)];
+  const row = await imported(user.token, 'card.csv', lines.join('\n'));
+  t.match(row, { status: 'completed', progress: 30 });
+  const alerts = await api.db.selectFrom('budget_alerts').select(['kind']).where('budget_id', '=', res.body.data.id).execute();
+  t.same(alerts.map((a) => a.kind), ['threshold'], '90 of 100 spent: one threshold alert for the batch, not one per row');
+});
