@@ -51,7 +51,7 @@ test-pg: generate
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres} npx tap
 	@npx tsx scripts/operation-coverage.ts
 
-# BENCH_ONLY=user,list,sync,stats,budgets,writes runs some parts; DATABASE_URL=... benches PostgreSQL.
+# BENCH_ONLY=user,list,sync,stats,budgets,writes,import runs some parts; DATABASE_URL=... benches PostgreSQL.
 bench: generate
 	npx tsx scripts/bench.ts
 	npx tsx scripts/bench/assistant.ts

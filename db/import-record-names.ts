@@ -22,3 +22,27 @@ export async function findOrCreateParty(trx: Transaction<Database>, userId: numb
   const made = await trx.insertInto('parties').values({ user_id: userId, name, type, ...timestamps(now) }).returning('id').executeTakeFirstOrThrow();
   return made.id;
 }
+
+/**
+ * findOrCreateParty for many names at once (an import's batch): the live parties with these
+ * exact names, the missing ones created in one insert under the names lock; by name.
+ */
+export async function findOrCreateParties(trx: Transaction<Database>, userId: number, names: string[], now: Date): Promise<Map<string, number>> {
+  const unique = [...new Set(names)];
+  const found = new Map<string, number>();
+  const find = async (wanted: string[]) => {
+    if (wanted.length === 0) return;
+    const rows = await trx.selectFrom('parties').select(['id', 'name']).where('user_id', '=', userId).where('name', 'in', wanted).where('deleted_at', 'is', null).orderBy('id').execute();
+    for (const row of rows) if (!found.has(row.name)) found.set(row.name, row.id);
+  };
+  await find(unique);
+  if (found.size === unique.length) return found;
+  await lockCategoryNames(trx, userId);
+  await find(unique.filter((name) => !found.has(name)));
+  const missing = unique.filter((name) => !found.has(name));
+  if (missing.length > 0) {
+    const made = await trx.insertInto('parties').values(missing.map((name) => ({ user_id: userId, name, type: null, ...timestamps(now) }))).returning(['id', 'name']).execute();
+    for (const row of made) found.set(row.name, row.id);
+  }
+  return found;
+}

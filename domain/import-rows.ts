@@ -49,9 +49,10 @@ export interface CsvRow {
 }
 
 /**
- * The most data rows one file may hold. Every row is held in memory while a file is read
- * (about 1 kB each), so an upload within the size limit made of tiny rows (a 10 MB file
- * holds nearly two million) would take gigabytes and block the process for a minute.
+ * The most rows one analysed file may hold (POST /import/analyze): every row of it becomes a
+ * suggestion kept in memory and stored on its session. A legacy import (POST /import) has no
+ * row limit: it reads its file as a stream (statements/csv-stream.ts), so the upload limit
+ * alone bounds it.
  */
 export const MAX_IMPORT_ROWS = 100_000;
 
@@ -124,48 +125,63 @@ export function readCsvRows(text: string): CsvRow[] {
     throw new CsvReadError(`The file is not readable CSV: ${(error as Error).message}`);
   }
   // csv-parse counts the line a record ends on; a quoted cell spanning lines started earlier.
-  const startLine = (r: (typeof records)[number]) =>
-    r.info.lines - r.record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
-
   const rows = records.filter((r) => r.record.some((cell) => cell.trim() !== ''));
   if (rows.length === 0) return [];
-
-  const headerFields = rows[0].record.map(fieldForHeader);
-  const hasHeader = headerFields.some((f) => f !== null);
-  if (rows.length - (hasHeader ? 1 : 0) > MAX_IMPORT_ROWS) {
+  const layout = projectLayoutOf(rows[0].record);
+  if (rows.length - (layout.hasHeader ? 1 : 0) > MAX_IMPORT_ROWS) {
     throw new CsvReadError(`The file has more than ${MAX_IMPORT_ROWS} rows: split it into smaller files.`);
   }
-  const names = hasHeader ? rows[0].record.map((h, i) => h.trim() || `column ${i + 1}`) : [];
-  const columnOf = (field: ImportField): number =>
-    hasHeader ? headerFields.indexOf(field) : IMPORT_FIELDS.indexOf(field);
+  return rows.slice(layout.hasHeader ? 1 : 0).map((r) => projectRow(layout, r.record, recordStartLine(r.record, r.info.lines)));
+}
 
-  return rows.slice(hasHeader ? 1 : 0).map((r) => {
-    const cell = (field: ImportField): string | undefined => {
-      const index = columnOf(field);
-      return index >= 0 ? r.record[index] : undefined;
-    };
-    const raw: Record<string, string> = {};
-    r.record.forEach((value, i) => {
-      raw[hasHeader ? (names[i] ?? `column ${i + 1}`) : (IMPORT_FIELDS[i] ?? `column ${i + 1}`)] =
-        value;
-    });
-    const cells = Object.fromEntries(IMPORT_FIELDS.map((field) => [field, cell(field) ?? null])) as CsvRow['cells'];
-    return {
-      line: startLine(r),
-      cells,
-      values: {
-        amount: cell('amount')?.trim() ?? '',
-        currency: emptyToNull(cell('currency')),
-        type: parseImportType(emptyToNull(cell('type'))),
-        party: emptyToNull(cell('party')),
-        wallet: emptyToNull(cell('wallet')),
-        category: emptyToNull(cell('category')),
-        description: emptyToNull(cell('description')),
-        date: emptyToNull(cell('date')),
-      },
-      raw,
-    };
+/** The line a record starts on, from the line csv-parse says it ends on (a quoted cell may span lines). */
+export function recordStartLine(record: string[], endLine: number): number {
+  return endLine - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
+}
+
+/** How the project's own layout is read: by the header's names, or positionally without one. */
+export interface ProjectLayout {
+  hasHeader: boolean;
+  /** Each field's column, -1 when the file has none. */
+  columns: Record<ImportField, number>;
+  /** The names `raw` keys cells by. */
+  names: string[];
+}
+
+/** The layout the first non-blank record of a file says. */
+export function projectLayoutOf(first: string[]): ProjectLayout {
+  const headerFields = first.map(fieldForHeader);
+  const hasHeader = headerFields.some((f) => f !== null);
+  const columns = Object.fromEntries(IMPORT_FIELDS.map((field) => [field, hasHeader ? headerFields.indexOf(field) : IMPORT_FIELDS.indexOf(field)])) as ProjectLayout['columns'];
+  return { hasHeader, columns, names: hasHeader ? first.map((h, i) => h.trim() || `column ${i + 1}`) : [...IMPORT_FIELDS] };
+}
+
+/** One data record of the project's layout read; `line` is the 1-based line it starts on. */
+export function projectRow(layout: ProjectLayout, record: string[], line: number): CsvRow {
+  const cell = (field: ImportField): string | undefined => {
+    const index = layout.columns[field];
+    return index >= 0 ? record[index] : undefined;
+  };
+  const raw: Record<string, string> = {};
+  record.forEach((value, i) => {
+    raw[layout.names[i] ?? `column ${i + 1}`] = value;
   });
+  const cells = Object.fromEntries(IMPORT_FIELDS.map((field) => [field, cell(field) ?? null])) as CsvRow['cells'];
+  return {
+    line,
+    cells,
+    values: {
+      amount: cell('amount')?.trim() ?? '',
+      currency: emptyToNull(cell('currency')),
+      type: parseImportType(emptyToNull(cell('type'))),
+      party: emptyToNull(cell('party')),
+      wallet: emptyToNull(cell('wallet')),
+      category: emptyToNull(cell('category')),
+      description: emptyToNull(cell('description')),
+      date: emptyToNull(cell('date')),
+    },
+    raw,
+  };
 }
 
 const GROUPED_THOUSANDS = /^\d{1,3}(\d{3})*$/;

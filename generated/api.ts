@@ -1700,7 +1700,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a CSV file to import
-         * @description Stores the CSV file and creates a FileImport (`status` `queued`, `num_rows` -1); a background job then imports the rows as transactions and transfers, creating missing wallets (when a currency is given), parties and categories, and advances `progress`. Transfers keep the date of their CSV row. Rows that cannot be imported go to the failed list with their raw values and the real reason (`GET /v1/imports/{id}/failed`). Message: "File uploaded. Import scheduled.".
+         * @description Stores the CSV file (a bank's export or the service's own layout, see the body) and creates a FileImport (`status` `queued`, `num_rows` -1); a background job then reads it as a stream and imports the rows as transactions and transfers in batches, creating missing wallets (when a currency is given), parties and categories, and advances `progress` after each batch. Transfers keep the date of their CSV row. Rows that cannot be imported go to the failed list with their raw values and the real reason (`GET /v1/imports/{id}/failed`). Message: "File uploaded. Import scheduled.".
          */
         post: operations["importFile"];
         delete?: never;
@@ -3899,11 +3899,11 @@ export interface components {
         OutreachSendResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["OutreachSendReport"];
         };
-        /** @description Multipart body of `POST /v1/import`. A header row is expected and columns are matched by name with aliases (amount; currency; type; party/payee; wallet/account; category; description/memo/notes; date/booking date). A file without a recognisable header keeps the positional order amount, currency, type, party, wallet, category, description, date. `type` is `income`, `expense`, or a `+transfer` row (source wallet, money out) immediately followed by its `-transfer` row (destination wallet); a signed amount without a type decides income (positive) or expense (negative). Wallets, parties and categories named in the file are matched by exact name (wallets by name and currency) and created when missing. */
+        /** @description Multipart body of `POST /v1/import`. Two layouts are read. A bank's CSV export is read as `POST /v1/import/analyze` reads it (encoding, delimiter, preamble and trailer lines, the header wherever it is, header names in seven languages, date format per column, decimal comma, debit/credit or marker columns); its rows are booked as the bank booked them (even below zero) in the wallet its account (IBAN) names, created when missing, else the default wallet, else for another currency a wallet named after the file and the currency (`umsaetze EUR`). The service's own layout (a `type` column of income, expense, ±transfer, or a wallet column) is matched by name with aliases (amount; currency; type; party/payee; wallet/account; category; description/memo/notes; date/booking date). A file without a recognisable header keeps the positional order amount, currency, type, party, wallet, category, description, date. `type` is `income`, `expense`, or a `+transfer` row (source wallet, money out) immediately followed by its `-transfer` row (destination wallet); a signed amount without a type decides income (positive) or expense (negative). Wallets, parties and categories named in the file are matched by exact name (wallets by name and currency) and created when missing. The file is read as a stream: any number of rows within the upload limit. */
         ImportFileUpload: {
             /**
              * Format: binary
-             * @description The CSV file (`.csv` or `.txt` with comma, semicolon or tab separators; UTF-8, a BOM is ignored). At most 10 MB by default (the server's configured upload limit).
+             * @description The CSV file (`.csv` or `.txt`; comma, semicolon, tab or `|` separators; UTF-8, UTF-16 or Windows-1252, a BOM is ignored). At most 10 MB by default (the server's configured upload limit; 413 beyond it). Binary files, XML/OFX statements (analyse them) and empty files are refused with 422 on `file`.
              */
             file: string;
         };
@@ -3927,9 +3927,9 @@ export interface components {
              */
             file_type: string;
             status: components["schemas"]["FileImportStatus"];
-            /** @description Data rows handled so far, imported or failed (a transfer pair counts as two). A restarted job resumes here, so no row is imported twice. */
+            /** @description Data rows handled so far, imported or failed (a transfer pair counts as two; a bank export's trailer line counts, and imports nothing). It advances after every batch of rows the job commits (2,000), so polling `GET /v1/imports` shows a large file's import moving. A restarted job resumes here, so no row is imported twice. */
             progress: number;
-            /** @description Data rows in the file (header excluded); -1 until the job has counted them. */
+            /** @description Data rows in the file (header and a bank export's preamble excluded); -1 until the job has counted them. */
             num_rows: number;
             /** @description Live count of rows still in the failed list (fixed rows leave it). */
             failed_imports_count: number;
@@ -8174,7 +8174,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description `file` is missing, empty or not a CSV file (errors on `file`, e.g. "The file must be a CSV file."). */
+            /** @description `file` is missing, empty or not a CSV text file: a binary file whatever its name, an XML/OFX statement (errors on `file`, e.g. "The file must be a CSV file."). Nothing is stored. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -4,12 +4,16 @@
 // (shared/import-entries.ts), each in its own database transaction, and answers 200 with one
 // result per row (DECISIONS: Imports).
 import path from 'node:path';
+import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { findFileImport, insertFileImport, lockFailedRows, resolveFailedRows, selectFileImports, selectOpenFailedRows, setFailedReason, type FileImportRow } from '../db/imports.js';
 import { pageMeta, pageOffset } from '../db/feed.js';
 import type { Database } from '../db/schema.js';
+import { CsvReadError } from '../domain/import-rows.js';
 import { hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
+import { openCsvFile } from '../domain/statements/csv-stream.js';
+import { detectStatementFormat } from '../domain/statements/statement-line.js';
 import { PROCESS_CSV_IMPORT_JOB } from '../db/job-names.js';
 import { created, ok } from '../server/envelope.js';
 import { HttpError, invalidField, validationFailed, type FieldErrors } from '../server/errors.js';
@@ -28,7 +32,7 @@ type FixOutcome = { id: number; status: 'fixed' | 'failed'; reason: string | nul
 export const importHandlers = {
   importFile: async (ctx: HandlerContext<'importFile'>) => {
     const { db, user, services } = ctx;
-    const upload = checkCsvUpload(ctx.files.file?.[0]);
+    const upload = await checkCsvUpload(ctx.files.file?.[0]);
     const stored = await services.storage.put('imports', upload.data, 'csv');
     const now = services.now();
     const id = await db
@@ -109,25 +113,30 @@ function extensionOf(filename: string): string {
   return path.extname(filename).slice(1).toLowerCase();
 }
 
-/** The `file` part when it is a non-empty CSV text file; 422 on `file` otherwise. */
-function checkCsvUpload(file: UploadedFile | undefined): UploadedFile {
+/**
+ * The `file` part when it is a non-empty CSV text file (any encoding the statement reader
+ * knows); 422 on `file` otherwise: a binary file (whatever its name), a statement in XML or
+ * OFX (read by analysis), an empty file. Nothing is stored for a refused file.
+ */
+async function checkCsvUpload(file: UploadedFile | undefined): Promise<UploadedFile> {
   if (!file) throw invalidField('file', 'The file field is required.');
   if (file.data.length === 0) throw invalidField('file', 'The file is empty.');
-  if (!CSV_EXTENSIONS.includes(extensionOf(file.filename)) || !isUtf8Text(file.data)) {
-    throw invalidField('file', 'The file must be a CSV file.');
+  if (!CSV_EXTENSIONS.includes(extensionOf(file.filename))) throw invalidField('file', 'The file must be a CSV file.');
+  const sniffed = await fileTypeFromBuffer(file.data);
+  let csv;
+  try {
+    csv = openCsvFile(file.data);
+    // file-type takes some UTF-16 text for a binary format; the decoded text decided for UTF-16
+    if (sniffed && sniffed.mime !== 'application/xml' && !csv.encoding.startsWith('utf-16')) throw new CsvReadError(`it is a ${sniffed.ext.toUpperCase()} file.`);
+  } catch (error) {
+    if (error instanceof CsvReadError) throw invalidField('file', `The file must be a CSV text file (${error.message})`);
+    throw error;
+  }
+  const head = new TextDecoder(csv.encoding).decode(file.data.subarray(csv.start, csv.start + 4096));
+  if (detectStatementFormat(head) || head.trimStart().startsWith('<')) {
+    throw invalidField('file', 'The file is an XML or OFX statement, not a CSV file: analyse it with POST /v1/import/analyze.');
   }
   return file;
-}
-
-/** UTF-8 without NUL bytes: what a CSV file is, and what no binary format is. */
-function isUtf8Text(data: Buffer): boolean {
-  if (data.includes(0)) return false;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(data);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** What the schema cannot say about the corrected rows; 422 keyed by position, nothing written. */

@@ -3,37 +3,37 @@
 // picks up every import still pending or processing, so a lost nudge or a stopped worker only
 // delays an import.
 //
+// The file is read as a stream with the reader analysis uses (domain/statements/csv-stream.ts):
+// a bank export (any encoding, delimiter, preamble, language, date and decimal convention) or
+// the project's own layout. One pass surveys it (layout, mapping, `num_rows`), the next hands
+// out its rows one at a time, so memory stays flat whatever the number of rows.
+//
 // Idempotent and safe with two workers: rows are imported in batches, each batch in one
 // database transaction that holds the import row's lock (FOR UPDATE SKIP LOCKED: a second
 // worker skips an import being worked on) and moves `progress` past the rows it wrote. A
-// rerun resumes at `progress`, so no row is imported twice. Each row runs under a savepoint:
-// a row that fails is rolled back alone and recorded in failed_imports with its raw cells and
-// the real reason. Once every row is handled the import is `completed` and its upload removed.
+// rerun resumes at `progress`, so no row is imported twice. A batch's incomes and expenses are
+// written together (shared/import-batch.ts: a few statements per batch, each wallet's balance
+// moved once); a transfer pair, or every row of a batch whose bulk write hit an unexpected
+// error, runs under its own savepoint: a row that fails is rolled back alone and recorded in
+// failed_imports with its raw cells and the real reason. Once every row is handled the import
+// is `completed` and its upload removed.
+import path from 'node:path';
 import { sql, type Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { importUpload, insertFailedRows, lockImport, unfinishedImportIds, updateImport, type NewFailedRow } from '../db/imports.js';
 import type { Database } from '../db/schema.js';
-import { CsvReadError, readCsvRows, type CsvRow } from '../domain/import-rows.js';
-import {
-  amountOf,
-  dateOf,
-  importEntry,
-  importTimeZone,
-  importTransfer,
-  rejectionReason,
-  RowRejected,
-  UNEXPECTED_FAILURE,
-  type ImportedEntry,
-  type ImportedTransfer,
-  type ImportWriteContext,
-} from '../handlers/shared/import-entries.js';
+import { CsvReadError } from '../domain/import-rows.js';
+import { openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../domain/statements/csv-stream.js';
+import { importEntries } from '../handlers/shared/import-batch.js';
+import { importEntry, importTimeZone, importTransfer, rejectionReason, UNEXPECTED_FAILURE, type ImportWriteContext } from '../handlers/shared/import-entries.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
 import { removeStoredFiles } from '../server/stored-files.js';
 import { PROCESS_CSV_IMPORT_JOB } from '../db/job-names.js';
+import { importUnits, type ImportUnit } from './csv-import-units.js';
 
-/** Rows written per database transaction (each under its own savepoint). */
-const BATCH_ROWS = 50;
+/** Data rows written per database transaction (and per progress step). */
+const BATCH_ROWS = 2000;
 /** Unfinished imports taken up by one scheduled run. */
 const SCAN_LIMIT = 20;
 
@@ -56,76 +56,110 @@ export const processCsvImportJob: JobDefinition<{ importId?: number }> = {
 /** Imports every row of the import not handled yet; a finished import is left as it is. */
 export async function processImport(ctx: JobContext, importId: number): Promise<void> {
   const { db, services, log } = ctx;
-  const head = await db.selectFrom('file_imports').select(['user_id', 'file_id', 'status']).where('id', '=', importId).executeTakeFirst();
+  const head = await db.selectFrom('file_imports').select(['user_id', 'file_id', 'status', 'name']).where('id', '=', importId).executeTakeFirst();
   if (!head || head.status === 'completed' || head.status === 'failed') return;
 
   const upload = await importUpload(db, head.file_id);
-  let rows: CsvRow[];
+  const writeCtx = { userId: head.user_id, now: services.now(), timeZone: await importTimeZone(db, head.user_id) };
   try {
-    rows = readCsvRows(decodeUtf8(await readUpload(ctx, upload?.path)));
+    const file = openCsvFile(await readUpload(ctx, upload?.path));
+    const layout = await surveyCsvFile(file);
+    await withBudgetAlerts(services, log, (alert) => importRows(ctx, importId, { file, layout, fileWallet: path.parse(head.name).name || head.name }, { ...writeCtx, alert }), { db, userId: head.user_id });
   } catch (error) {
     if (!(error instanceof CsvReadError)) throw error;
     await finish(ctx, importId, { status: 'failed', error: error.message }, upload);
     return;
   }
-
-  const writeCtx = { userId: head.user_id, now: services.now(), timeZone: await importTimeZone(db, head.user_id) };
-  await withBudgetAlerts(services, log, async (alert) => {
-    for (;;) {
-      const step = await db.transaction().execute((trx) => importBatch(trx, importId, rows, { ...writeCtx, now: services.now(), alert }, log));
-      if (step !== 'more') break;
-    }
-  }, { db, userId: head.user_id });
   const after = await db.selectFrom('file_imports').select('status').where('id', '=', importId).executeTakeFirst();
   if (after?.status === 'completed') await removeUpload(ctx, upload);
 }
 
-/**
- * One batch under the import's lock: 'more' when rows remain, 'done' when the import is
- * complete, 'skipped' when another worker holds it (or finished it meanwhile).
- */
-async function importBatch(
-  trx: Transaction<Database>,
-  importId: number,
-  rows: CsvRow[],
-  ctx: ImportWriteContext,
-  log: FastifyBaseLogger,
-): Promise<'more' | 'done' | 'skipped'> {
-  const current = await lockImport(trx, importId);
-  if (!current) return 'skipped';
-  let progress = current.progress;
-  const end = Math.min(rows.length, progress + BATCH_ROWS);
-  const failed: NewFailedRow[] = [];
-  while (progress < end) progress += await importRowAt(trx, rows, progress, ctx, failed, log);
-  const complete = progress >= rows.length;
-  await insertFailedRows(trx, ctx.userId, importId, failed, ctx.now);
-  await updateImport(trx, importId, { status: complete ? 'completed' : 'processing', progress, num_rows: rows.length }, ctx.now);
-  return complete ? 'done' : 'more';
+/** Batch after batch until the import is complete or another worker holds it. */
+async function importRows(ctx: JobContext, importId: number, source: { file: CsvFile; layout: CsvLayout; fileWallet: string }, write: ImportWriteContext): Promise<void> {
+  let units: AsyncGenerator<ImportUnit> | undefined;
+  let position = -1;
+  try {
+    for (;;) {
+      const step = await ctx.db.transaction().execute(async (trx) => {
+        const current = await lockImport(trx, importId);
+        if (!current) return 'skipped';
+        if (!units || current.progress !== position) {
+          // the first batch, or another worker moved on meanwhile: read on from its progress
+          await units?.return(undefined);
+          units = importUnits(source.file, source.layout, current.progress, source.fileWallet);
+          position = current.progress;
+        }
+        const batch: ImportUnit[] = [];
+        let rows = 0;
+        let done = false;
+        while (rows < BATCH_ROWS) {
+          const next = await units.next();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          batch.push(next.value);
+          rows += next.value.size;
+        }
+        const now = ctx.services.now();
+        const failed = await writeUnits(trx, batch, { ...write, now }, ctx.log);
+        position += rows;
+        await insertFailedRows(trx, write.userId, importId, failed, now);
+        await updateImport(trx, importId, { status: done ? 'completed' : 'processing', progress: position, num_rows: source.layout.rows }, now);
+        return done ? 'done' : 'more';
+      });
+      if (step !== 'more') return;
+    }
+  } finally {
+    await units?.return(undefined);
+  }
 }
 
-/** Imports the row at `index` (with the next one, for a transfer pair); returns the rows consumed. */
-async function importRowAt(
-  trx: Transaction<Database>,
-  rows: CsvRow[],
-  index: number,
-  ctx: ImportWriteContext,
-  failed: NewFailedRow[],
-  log: FastifyBaseLogger,
-): Promise<number> {
-  const row = rows[index];
-  if (typeCell(row) === '+transfer') {
-    const next = rows[index + 1];
-    if (!next || typeCell(next) !== '-transfer') {
-      failed.push(failedRow(row, 'Corresponding -transfer row not found.'));
-      return 1;
+/** Writes a batch in file order: runs of incomes and expenses together, transfers alone; returns the rows that failed. */
+async function writeUnits(trx: Transaction<Database>, batch: ImportUnit[], ctx: ImportWriteContext, log: FastifyBaseLogger): Promise<NewFailedRow[]> {
+  const failed: NewFailedRow[] = [];
+  let run: Array<Extract<ImportUnit, { kind: 'entry' }>> = [];
+  const flush = async () => {
+    if (run.length > 0) failed.push(...(await writeEntries(trx, run, ctx, log)));
+    run = [];
+  };
+  for (const unit of batch) {
+    if (unit.kind === 'entry') {
+      run.push(unit);
+      continue;
     }
-    const reason = await attempt(trx, log, () => importTransfer(trx, transferOf(row, next), ctx));
-    if (reason) failed.push(failedRow(row, reason), failedRow(next, reason));
-    return 2;
+    await flush();
+    if (unit.kind === 'failed') failed.push(...unit.rows);
+    else if (unit.kind === 'transfer') {
+      const reason = await attempt(trx, log, () => importTransfer(trx, unit.transfer, ctx));
+      if (reason) failed.push(...unit.cells.map((cells) => ({ ...cells, reason })));
+    }
   }
-  const reason = await attempt(trx, log, () => importEntry(trx, entryOf(row), ctx));
-  if (reason) failed.push(failedRow(row, reason));
-  return 1;
+  await flush();
+  return failed;
+}
+
+/** A run of incomes and expenses written together; after an unexpected error, row by row. */
+async function writeEntries(trx: Transaction<Database>, run: Array<Extract<ImportUnit, { kind: 'entry' }>>, ctx: ImportWriteContext, log: FastifyBaseLogger): Promise<NewFailedRow[]> {
+  await sql`savepoint import_batch`.execute(trx);
+  try {
+    const reasons = await importEntries(
+      trx,
+      run.map((unit) => unit.entry),
+      ctx,
+    );
+    await sql`release savepoint import_batch`.execute(trx);
+    return run.flatMap((unit, i) => (reasons[i] === undefined ? [] : [{ ...unit.cells, reason: reasons[i]! }]));
+  } catch (error) {
+    await sql`rollback to savepoint import_batch`.execute(trx);
+    log.warn({ err: error }, 'writing a CSV import batch together failed; writing its rows one by one');
+  }
+  const failed: NewFailedRow[] = [];
+  for (const unit of run) {
+    const reason = await attempt(trx, log, () => importEntry(trx, unit.entry, ctx));
+    if (reason) failed.push({ ...unit.cells, reason });
+  }
+  return failed;
 }
 
 /** Runs one row's writes under a savepoint; returns why it failed (its writes undone), or undefined. */
@@ -143,53 +177,6 @@ async function attempt(trx: Transaction<Database>, log: FastifyBaseLogger, write
   }
 }
 
-// ---------------------------------------------------------------- reading a row
-
-function typeCell(row: CsvRow): string {
-  return row.cells.type?.trim().toLowerCase() ?? '';
-}
-
-function entryOf(row: CsvRow): ImportedEntry {
-  const { amount, negative } = amountOf(row.cells.amount);
-  const cell = typeCell(row);
-  let type: 'income' | 'expense';
-  if (cell === 'income' || cell === 'expense') type = cell;
-  else if (cell === '') type = negative ? 'expense' : 'income'; // a signed amount decides
-  else if (cell === '-transfer') throw new RowRejected('A -transfer row must directly follow its +transfer row.');
-  else throw new RowRejected(`Invalid transaction type ${row.cells.type!.trim()}: use income, expense, or a +transfer row followed by its -transfer row.`);
-  const { values } = row;
-  return {
-    type,
-    amount,
-    date: dateOf(row.cells.date),
-    currency: values.currency?.toUpperCase() ?? null,
-    wallet: values.wallet,
-    party: values.party,
-    category: values.category,
-    description: values.description,
-  };
-}
-
-/** A +transfer row (the source, money out) and its -transfer row (the destination). */
-function transferOf(source: CsvRow, destination: CsvRow): ImportedTransfer {
-  const sent = amountOf(source.cells.amount).amount;
-  const received = destination.values.amount === '' ? sent : amountOf(destination.cells.amount).amount;
-  return {
-    amount: sent,
-    toAmount: received,
-    date: dateOf(source.values.date ?? destination.values.date),
-    fromWallet: source.values.wallet,
-    fromCurrency: source.values.currency?.toUpperCase() ?? null,
-    toWallet: destination.values.wallet,
-    toCurrency: destination.values.currency?.toUpperCase() ?? null,
-  };
-}
-
-/** The row as the failed list keeps it: every cell as written. */
-function failedRow(row: CsvRow, reason: string): NewFailedRow {
-  return { rowNumber: row.line, ...row.cells, reason };
-}
-
 // ---------------------------------------------------------------- the upload
 
 async function readUpload(ctx: JobContext, path: string | undefined): Promise<Buffer> {
@@ -198,14 +185,6 @@ async function readUpload(ctx: JobContext, path: string | undefined): Promise<Bu
     if (error.code === 'ENOENT') throw new CsvReadError('The uploaded file is missing.');
     throw error;
   });
-}
-
-function decodeUtf8(bytes: Buffer): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new CsvReadError('The file is not UTF-8 text.');
-  }
 }
 
 /** Ends an import that cannot be read at all. */

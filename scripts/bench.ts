@@ -3,7 +3,7 @@
 // persistent bench database, seeded once (1,000,000 transactions for the main user on
 // PostgreSQL, 100,000 embedded; BENCH_ROWS changes it) plus users with 10k and 100k rows.
 // DATABASE_URL picks PostgreSQL, else the embedded database. BENCH_ONLY=user,list,sync,
-// stats,budgets,writes runs some parts; BENCH_SECONDS sets each load's duration (default 5).
+// stats,budgets,writes,import runs some parts; BENCH_SECONDS sets each load's duration (default 5).
 // The child's RSS is sampled through the run (goal < 300 MB). Results go to stdout and to
 // $BENCH_DATA_DIR/results-<database>.json.
 import { spawn } from 'node:child_process';
@@ -19,7 +19,7 @@ const unknown = only.filter((part) => !(part in PARTS));
 if (unknown.length) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; known: ${Object.keys(PARTS).join(', ')}`);
 
 const started = performance.now();
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')], {
+const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: process.env,
 });

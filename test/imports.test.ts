@@ -199,7 +199,6 @@ t.test('upload validation: 422 on file, 401 without a token', async (t) => {
   const cases: Array<[string, string | Buffer]> = [
     ['report.pdf', '%PDF-1.4\n'],
     ['image.csv', PNG],
-    ['latin1.csv', Buffer.from([0x61, 0x6d, 0x6f, 0x75, 0x6e, 0x74, 0x0a, 0xe9, 0xff, 0x0a])],
     ['empty.csv', ''],
   ];
   for (const [filename, content] of cases) {
@@ -210,6 +209,8 @@ t.test('upload validation: 422 on file, 401 without a token', async (t) => {
   const missing = await api.request('POST', '/api/v1/import', { token: owner.token, ...multipart([['other', 'x']]) });
   t.equal(missing.status, 422);
   t.ok(missing.body.errors?.file);
+  const latin1 = await upload(owner.token, 'latin1.csv', Buffer.from('amount;date\n1,5;01.03.2026 \xe9\n', 'latin1'));
+  t.equal(latin1.status, 201, 'Windows-1252 text is a CSV file (bank exports are written so)');
   const txt = await upload(owner.token, 'export.txt', 'amount\n1\n');
   t.equal(txt.status, 201, 'a .txt CSV is accepted');
   t.equal((await upload(undefined, 'a.csv', 'amount\n1\n')).status, 401);
@@ -339,13 +340,7 @@ t.test('fix validation (422 by position), another user\'s import (404), no token
   t.match(asListed.body.data.results, [{ id, status: 'fixed' }], JSON.stringify(asListed.body.data.results));
 });
 
-t.test('a file of more rows than an import takes fails as a whole, and no balance ever leaves its ledger', async (t) => {
-  const huge = await uploaded(owner.token, 'amount,date\n' + '1,2026-06-01\n'.repeat(100_001));
-  const before = (await transactionsOf(owner.user.id)).length;
-  await runJob(huge.id);
-  t.match(await importRow(huge.id), { status: 'failed', error: 'The file has more than 100000 rows: split it into smaller files.' });
-  t.equal((await transactionsOf(owner.user.id)).length, before, 'nothing imported');
-
+t.test('a row past the balance limit or the calendar fails alone, and no balance ever leaves its ledger', async (t) => {
   // A row that would push a balance past numeric(19, 4) fails with that reason, not a generic one.
   const full = await fx.wallet(owner.user.id, { balance: '999999999999999' });
   await api.db.updateTable('wallets').set({ name: 'Full' }).where('id', '=', full).execute();

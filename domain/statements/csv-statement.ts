@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { CsvReadError, MAX_IMPORT_ROWS, parseImportDate } from '../import-rows.js';
 import type { Decimal } from '../money.js';
 import { COLUMN_ROLES, emptyMapping, headerCurrency, headerKey, headerScore, ibanIn, looksLikeAccount, looksLikeAmount, mappingFromHeader, markerOut, type ColumnMapping } from './csv-columns.js';
-import { dateFormatLabel, inferDateFormat, inferDecimalSeparator, looksLikeDate, parseDateFormatLabel, readAmount, readDate, type DateFormat, type DecimalSeparator } from './csv-values.js';
+import { dateFormatLabel, DateFormatInference, DecimalSeparatorVotes, inferDateFormat, looksLikeDate, parseDateFormatLabel, readAmount, readDate, type DateFormat, type DecimalSeparator } from './csv-values.js';
 import { blankDraft, keptAmount, warn, type SuggestionDraft } from './suggestions.js';
 import type { DecodedText, TextEncoding } from './text-encoding.js';
 
@@ -76,55 +76,132 @@ const blankRow = (record: string[]) => record.every((cell) => cell.trim() === ''
 /**
  * Reads a bank export; undefined when the file is in the project's own layout (columns
  * type/wallet/category, or positional rows typed income/expense), which the older reader keeps.
+ * The same survey and row reading as a file read as a stream (csv-stream.ts), over text in memory.
  */
 export function readBankCsv(decoded: DecodedText, override: CsvReadingOverride = {}): { reading: CsvReading; drafts: SuggestionDraft[] } | undefined {
   const delimiter = detectDelimiter(decoded.text);
   const records = readRecords(decoded.text, delimiter).filter((record) => !blankRow(record));
-  if (records.length === 0) return { reading: emptyReading(decoded, delimiter), drafts: [] };
-
-  const headerIndex = findHeader(records);
-  const header = headerIndex === null ? null : records[headerIndex];
-  if (header && isProjectHeader(header.map(headerKey))) return undefined;
-  if (!header && records.some((record) => /^[+-]?(income|expense|transfer)$/i.test(record[2]?.trim() ?? ''))) return undefined;
-
-  const body = headerIndex === null ? records : records.slice(headerIndex + 1);
-  const inferred = header ? mappingFromHeader(header)! : mappingFromValues(body);
-  if (!inferred) throw new CsvReadError('No header row with a date and an amount column was found, and no column holds dates and amounts.');
-  const mapping = applyMapping(inferred, override.mapping, Math.max(...records.map((r) => r.length)));
-  if (mapping.date === null || (mapping.amount === null && mapping.debit === null && mapping.credit === null)) {
-    throw new CsvReadError('The column mapping needs a date column and an amount (or debit/credit) column.');
-  }
-  if (body.length > MAX_IMPORT_ROWS) throw new CsvReadError(`The file has more than ${MAX_IMPORT_ROWS} rows: split it into smaller files.`);
-
-  const dateFormat =
-    (override.date_format && parseDateFormatLabel(override.date_format)) || inferDateFormat(body.map((r) => r[mapping.date!] ?? '').filter(looksLikeDate));
-  const amountCells = body.flatMap((r) => [mapping.amount, mapping.debit, mapping.credit].map((c) => (c === null ? '' : (r[c] ?? ''))));
-  const separator = override.decimal_separator ?? inferDecimalSeparator(amountCells.filter(looksLikeAmount));
-  const preamble = headerIndex === null ? [] : records.slice(0, headerIndex);
-  const moneyHeader = header && [mapping.amount, mapping.debit, mapping.credit].map((c) => (c === null ? null : headerCurrency(header[c] ?? ''))).find((code) => code);
-  const fileCurrency = preambleCurrency(preamble) ?? moneyHeader ?? null;
-  const account = preamble.flat().map(ibanIn).find((iban) => iban !== null) ?? null;
-
+  const survey = new BankCsvSurvey(override);
+  for (const record of records) survey.add(record);
+  const plan = survey.finish(decoded, delimiter);
+  if (!plan) return undefined;
+  if (plan.bodyRows > MAX_IMPORT_ROWS) throw new CsvReadError(`The file has more than ${MAX_IMPORT_ROWS} rows: split it into smaller files.`);
   const drafts: SuggestionDraft[] = [];
-  for (const record of body) {
-    const draft = rowDraft(record, { mapping, dateFormat, separator, fileCurrency, account, width: header?.length ?? null });
+  for (const record of records.slice(plan.bodyStart)) {
+    const draft = bankRowDraft(record, plan);
     if (draft) drafts.push(draft);
   }
-  const reading: CsvReading = {
-    encoding: decoded.encoding,
-    bom: decoded.bom,
-    delimiter,
-    header_row: headerIndex === null ? null : headerIndex + 1,
-    columns: header ? header.map((name, i) => name.trim() || `Column ${i + 1}`) : (records[0] ?? []).map((_, i) => `Column ${i + 1}`),
-    mapping,
-    date_format: dateFormat ? dateFormatLabel(dateFormat) : null,
-    decimal_separator: separator,
-    skipped_rows: records.length - drafts.length,
-    account,
-    currency: fileCurrency,
-    header_signature: header ? header.map(headerKey).join('|') : null,
-  };
-  return { reading, drafts };
+  return { reading: { ...plan.reading, skipped_rows: records.length - drafts.length }, drafts };
+}
+
+/** What a survey of the whole file decided: how to read each row after the header. */
+export interface BankCsvPlan {
+  /** The reading as shown on a session (`skipped_rows` counts the preamble and header only: the rows say the rest). */
+  reading: CsvReading;
+  /** Position of the first row after the header among the file's non-blank records. */
+  bodyStart: number;
+  /** Records after the header (transactions, and trailer lines that are not). */
+  bodyRows: number;
+  context: RowContext;
+}
+
+/** Records looked at before the mapping is chosen: the header search, and a headerless file's sample of values. */
+const SAMPLE_RECORDS = 1000;
+
+/**
+ * The reading of a bank export decided from its records fed one at a time (non-blank ones, in
+ * file order): the header among the first records, the mapping, and the date format and
+ * decimal separator from every row, without keeping the rows.
+ */
+export class BankCsvSurvey {
+  private readonly sample: string[][] = [];
+  private decided: { project: true } | { project: false; headerIndex: number | null; header: string[] | null; mapping: ColumnMapping; width: number } | undefined;
+  private records = 0;
+  private readonly dates = new DateFormatInference();
+  private readonly separators = new DecimalSeparatorVotes();
+
+  constructor(private readonly override: CsvReadingOverride = {}) {}
+
+  add(record: string[]): void {
+    this.records++;
+    if (this.decided === undefined) {
+      this.sample.push(record);
+      if (this.sample.length >= SAMPLE_RECORDS) this.decide();
+    } else if (!this.decided.project) this.observe(record, this.decided.mapping);
+  }
+
+  /** The header's position among the records once decided (null without a header, or before). */
+  headerIndex(): number | null {
+    if (this.decided === undefined) this.decide();
+    return this.decided && !this.decided.project ? this.decided.headerIndex : null;
+  }
+
+  /** The plan, or undefined for the project's own layout; throws CsvReadError when no date and amount columns are found. */
+  finish(encoding: { encoding: TextEncoding; bom: boolean }, delimiter: CsvDelimiter): BankCsvPlan | undefined {
+    if (this.records === 0) return { reading: emptyReading(encoding, delimiter), bodyStart: 0, bodyRows: 0, context: { mapping: emptyMapping(), dateFormat: undefined, separator: '.', fileCurrency: null, account: null, width: null } };
+    if (this.decided === undefined) this.decide();
+    const decided = this.decided!;
+    if (decided.project) return undefined;
+    const { headerIndex, header, mapping } = decided;
+    const dateFormat = (this.override.date_format && parseDateFormatLabel(this.override.date_format)) || this.dates.result();
+    const separator = this.override.decimal_separator ?? this.separators.result();
+    const preamble = headerIndex === null ? [] : this.sample.slice(0, headerIndex);
+    const moneyHeader = header && [mapping.amount, mapping.debit, mapping.credit].map((c) => (c === null ? null : headerCurrency(header[c] ?? ''))).find((code) => code);
+    const fileCurrency = preambleCurrency(preamble) ?? moneyHeader ?? null;
+    const account = preamble.flat().map(ibanIn).find((iban) => iban !== null) ?? null;
+    const bodyStart = headerIndex === null ? 0 : headerIndex + 1;
+    const reading: CsvReading = {
+      encoding: encoding.encoding,
+      bom: encoding.bom,
+      delimiter,
+      header_row: headerIndex === null ? null : headerIndex + 1,
+      columns: header ? header.map((name, i) => name.trim() || `Column ${i + 1}`) : (this.sample[0] ?? []).map((_, i) => `Column ${i + 1}`),
+      mapping,
+      date_format: dateFormat ? dateFormatLabel(dateFormat) : null,
+      decimal_separator: separator,
+      skipped_rows: bodyStart,
+      account,
+      currency: fileCurrency,
+      header_signature: header ? header.map(headerKey).join('|') : null,
+    };
+    return { reading, bodyStart, bodyRows: this.records - bodyStart, context: { mapping, dateFormat, separator, fileCurrency, account, width: header?.length ?? null } };
+  }
+
+  private decide(): void {
+    const records = this.sample;
+    const headerIndex = findHeader(records);
+    const header = headerIndex === null ? null : records[headerIndex];
+    if ((header && isProjectHeader(header.map(headerKey))) || (!header && records.some((record) => /^[+-]?(income|expense|transfer)$/i.test(record[2]?.trim() ?? '')))) {
+      this.decided = { project: true };
+      return;
+    }
+    const body = headerIndex === null ? records : records.slice(headerIndex + 1);
+    const inferred = header ? mappingFromHeader(header)! : mappingFromValues(body);
+    if (!inferred) throw new CsvReadError('No header row with a date and an amount column was found, and no column holds dates and amounts.');
+    const width = Math.max(...records.map((r) => r.length));
+    const mapping = applyMapping(inferred, this.override.mapping, width);
+    if (mapping.date === null || (mapping.amount === null && mapping.debit === null && mapping.credit === null)) {
+      throw new CsvReadError('The column mapping needs a date column and an amount (or debit/credit) column.');
+    }
+    this.decided = { project: false, headerIndex, header, mapping, width };
+    for (const record of body) this.observe(record, mapping);
+    // only the preamble and header stay: the rows were observed
+    records.splice(headerIndex === null ? 0 : headerIndex + 1);
+  }
+
+  private observe(record: string[], mapping: ColumnMapping): void {
+    const date = mapping.date === null ? '' : (record[mapping.date] ?? '');
+    if (looksLikeDate(date)) this.dates.add(date);
+    for (const column of [mapping.amount, mapping.debit, mapping.credit]) {
+      const cell = column === null ? '' : (record[column] ?? '');
+      if (looksLikeAmount(cell)) this.separators.add(cell);
+    }
+  }
+}
+
+/** The draft of a row after the header, or undefined for a trailer line. */
+export function bankRowDraft(record: string[], plan: BankCsvPlan): SuggestionDraft | undefined {
+  return rowDraft(record, plan.context);
 }
 
 /** The project's own export: a wallet column, or party and type columns together. */
@@ -132,7 +209,7 @@ function isProjectHeader(keys: string[]): boolean {
   return keys.includes('wallet') || (keys.includes('party') && keys.includes('type'));
 }
 
-function emptyReading(decoded: DecodedText, delimiter: CsvDelimiter): CsvReading {
+function emptyReading(decoded: { encoding: TextEncoding; bom: boolean }, delimiter: CsvDelimiter): CsvReading {
   return { encoding: decoded.encoding, bom: decoded.bom, delimiter, header_row: null, columns: [], mapping: emptyMapping(), date_format: null, decimal_separator: '.', skipped_rows: 0, account: null, currency: null, header_signature: null };
 }
 
@@ -188,7 +265,7 @@ function preambleCurrency(preamble: string[][]): string | null {
   return preamble.flat().map((cell) => cell.trim().toUpperCase()).find((cell) => FILE_CURRENCIES.has(cell)) ?? null;
 }
 
-interface RowContext {
+export interface RowContext {
   mapping: ColumnMapping;
   dateFormat: DateFormat | undefined;
   separator: DecimalSeparator;

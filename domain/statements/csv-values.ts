@@ -68,16 +68,40 @@ export function readDate(raw: string, format: DateFormat): string | null {
  * in the second place settles it.
  */
 export function inferDateFormat(values: string[]): DateFormat | undefined {
-  const samples = values.map((v) => v.trim()).filter((v) => v !== '');
-  const first = samples.map(splitDate).find((s) => s !== undefined);
-  if (!first) return undefined;
-  const yearFirst = first.parts[0].length === 4;
-  const yearDigits = (yearFirst ? first.parts[0].length : first.parts[2].length) === 4 ? 4 : 2;
-  const orders: DateOrder[] = yearFirst ? ['ymd'] : ['dmy', 'mdy'];
-  const fitting = orders
-    .map((order): DateFormat => ({ order, separator: first.separator, yearDigits }))
-    .filter((format) => samples.every((value) => readDate(value, format) !== null));
-  return fitting[0];
+  const inference = new DateFormatInference();
+  for (const value of values) inference.add(value);
+  return inference.result();
+}
+
+/**
+ * inferDateFormat fed one value at a time (a file read as a stream): the formats still
+ * possible after every value seen, so a column is judged by all its values without keeping them.
+ */
+export class DateFormatInference {
+  private fitting: DateFormat[] | undefined;
+  /** A value no format reads: nothing fits the column. */
+  private unreadable = false;
+
+  add(value: string): void {
+    const sample = value.trim();
+    if (sample === '' || this.unreadable) return;
+    if (this.fitting === undefined) {
+      const first = splitDate(sample);
+      if (!first) {
+        this.unreadable = true;
+        return;
+      }
+      const yearFirst = first.parts[0].length === 4;
+      const yearDigits = (yearFirst ? first.parts[0].length : first.parts[2].length) === 4 ? 4 : 2;
+      const orders: DateOrder[] = yearFirst ? ['ymd'] : ['dmy', 'mdy'];
+      this.fitting = orders.map((order): DateFormat => ({ order, separator: first.separator, yearDigits }));
+    }
+    if (this.fitting.length > 0) this.fitting = this.fitting.filter((format) => readDate(sample, format) !== null);
+  }
+
+  result(): DateFormat | undefined {
+    return this.unreadable ? undefined : this.fitting?.[0];
+  }
 }
 
 /** Whether a column's values are mostly dates of one format (the value-based fallback). */
@@ -90,20 +114,31 @@ export type DecimalSeparator = '.' | ',';
 
 /** The decimal separator most amounts end with (a separator followed by one or two digits); '.' when none says. */
 export function inferDecimalSeparator(values: string[]): DecimalSeparator {
-  let commas = 0;
-  let dots = 0;
-  for (const value of values) {
+  const votes = new DecimalSeparatorVotes();
+  for (const value of values) votes.add(value);
+  return votes.result();
+}
+
+/** inferDecimalSeparator fed one amount at a time. */
+export class DecimalSeparatorVotes {
+  private commas = 0;
+  private dots = 0;
+
+  add(value: string): void {
     const text = value.replace(/[^\d.,]/g, '');
     const last = Math.max(text.lastIndexOf('.'), text.lastIndexOf(','));
-    if (last < 0) continue;
+    if (last < 0) return;
     const decimals = text.length - last - 1;
     const both = text.includes('.') && text.includes(',');
     if (decimals >= 1 && (decimals <= 2 || both)) {
-      if (text[last] === ',') commas++;
-      else dots++;
+      if (text[last] === ',') this.commas++;
+      else this.dots++;
     }
   }
-  return commas > dots ? ',' : '.';
+
+  result(): DecimalSeparator {
+    return this.commas > this.dots ? ',' : '.';
+  }
 }
 
 /**

@@ -3,6 +3,8 @@
 // UTF-16, valid UTF-8 is UTF-8, and anything else is Windows-1252 (the superset of Latin-1
 // that older European exports and OFX CHARSET:1252 use). Decoded with Node's TextDecoder.
 
+import { isUtf8 } from 'node:buffer';
+
 export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
 
 export interface DecodedText {
@@ -13,6 +15,17 @@ export interface DecodedText {
 
 /** The share of control characters above which decoded "text" is a binary file. */
 const BINARY_CONTROL_SHARE = 0.01;
+
+/** The encoding of the bytes (as decodeStatementText decides it) and where the text starts after a BOM, without decoding them. */
+export function encodingOf(data: Uint8Array): { encoding: TextEncoding; bom: boolean; start: number } {
+  const [a, b, c] = data;
+  if (a === 0xef && b === 0xbb && c === 0xbf) return { encoding: 'utf-8', bom: true, start: 3 };
+  if (a === 0xff && b === 0xfe) return { encoding: 'utf-16le', bom: true, start: 2 };
+  if (a === 0xfe && b === 0xff) return { encoding: 'utf-16be', bom: true, start: 2 };
+  const utf16 = utf16WithoutMark(data);
+  if (utf16) return { encoding: utf16, bom: false, start: 0 };
+  return { encoding: isUtf8(data) ? 'utf-8' : 'windows-1252', bom: false, start: 0 };
+}
 
 export function decodeStatementText(data: Uint8Array): DecodedText {
   const [a, b, c] = data;

@@ -46,6 +46,12 @@ export interface ImportedEntry {
   party: string | null;
   category: string | null;
   description: string | null;
+  /**
+   * A bank export's row (resolveBankWallet): booked even below zero (the bank already booked
+   * it); without an account it goes to the default wallet, or to this wallet (the file's) when
+   * its currency is not the default wallet's.
+   */
+  bankRow?: { fileWallet: string };
 }
 
 export interface ImportedTransfer {
@@ -113,13 +119,13 @@ export function checkedAmount(amount: string): string {
 /** Creates the income or expense; returns its transaction id. */
 export async function importEntry(trx: Transaction<Database>, entry: ImportedEntry, ctx: ImportWriteContext): Promise<number> {
   const amount = checkedAmount(entry.amount);
-  const wallet = await resolveWallet(trx, ctx, entry.wallet, entry.currency);
+  const wallet = await entryWallet(trx, ctx, entry);
   const partyId = entry.party ? await findOrCreateParty(trx, ctx.userId, entry.party, ctx.now) : null;
   const categoryIds = entry.category ? [await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now)] : [];
   const id = await createTransactionEntry(
     trx,
     ctx.userId,
-    { type: entry.type, amount, walletId: wallet.id, datetime: importDayStart(entry.date, ctx.timeZone), description: entry.description, partyId, categoryIds },
+    { type: entry.type, amount, walletId: wallet.id, datetime: importDayStart(entry.date, ctx.timeZone), description: entry.description, partyId, categoryIds, bookedElsewhere: entry.bankRow !== undefined },
     ctx.now,
   );
   if (entry.type === 'expense') await ctx.alert?.(trx, ctx.userId, id);
@@ -155,6 +161,33 @@ export async function importTransfer(
     .where('type', '=', 'expense')
     .executeTakeFirstOrThrow();
   return { transferId, expenseLegId: leg.id };
+}
+
+/** The wallet of an entry: a bank export's (resolveBankWallet) or the one the row names (resolveWallet). */
+export function entryWallet(trx: Transaction<Database>, ctx: ImportWriteContext, entry: ImportedEntry): Promise<NamedWallet> {
+  return entry.bankRow ? resolveBankWallet(trx, ctx, entry, entry.bankRow.fileWallet) : resolveWallet(trx, ctx, entry.wallet, entry.currency);
+}
+
+/**
+ * The wallet of a bank export's row: the statement's account (its IBAN names the wallet,
+ * created in the row's currency or else the default wallet's); without an account, the
+ * default wallet when the currencies agree, else the file's own wallet in the row's currency
+ * (`<file> <currency>`, created when missing). A bank export names no wallet of the user's,
+ * so its rows must land somewhere the user can see and move.
+ */
+async function resolveBankWallet(trx: Transaction<Database>, ctx: ImportWriteContext, entry: ImportedEntry, fileWallet: string): Promise<NamedWallet> {
+  const fallback = await defaultWallet(trx, ctx.userId);
+  if (entry.wallet) {
+    const found = await findWalletByName(trx, ctx.userId, entry.wallet, entry.currency);
+    if (found) return found;
+    const currency = entry.currency ?? fallback?.currency;
+    if (!currency) throw new RowRejected(`There is no wallet named ${entry.wallet}; give its currency to create it.`);
+    return findOrCreateNamedWallet(trx, ctx.userId, entry.wallet, entry.currency, currency, ctx.now);
+  }
+  if (fallback && (entry.currency === null || entry.currency === fallback.currency)) return fallback;
+  if (entry.currency === null) throw new RowRejected('The row names no wallet and no default wallet is set.');
+  const name = `${fileWallet} ${entry.currency}`;
+  return findOrCreateNamedWallet(trx, ctx.userId, name, entry.currency, entry.currency, ctx.now);
 }
 
 /**

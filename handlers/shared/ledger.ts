@@ -32,6 +32,11 @@ export interface BalanceMove {
 /** A balance must stay inside numeric(19, 4). */
 export const BALANCE_TOO_LARGE = 'The wallet balance would become too large.';
 
+/** Why a write that would overdraw the wallet is refused. */
+export function overdraftMessage(balance: Decimal, currency: string): string {
+  return `This would take the wallet below zero (balance ${balance.toFixed(2)} ${currency}). Allow negative balances with the configuration wallets-allow-negative-balance.`;
+}
+
 export async function moveBalances(
   trx: Transaction<Database>,
   userId: number,
@@ -69,10 +74,7 @@ export async function moveBalances(
       throw invalidField(fields.amount, BALANCE_TOO_LARGE);
     }
     if (!(await applyBalanceChange(trx, wallet, change, negativeAllowed, now))) {
-      throw invalidField(
-        fields.amount,
-        `This would take the wallet below zero (balance ${new Decimal(wallet.balance).toFixed(2)} ${wallet.currency}). Allow negative balances with the configuration wallets-allow-negative-balance.`,
-      );
+      throw invalidField(fields.amount, overdraftMessage(new Decimal(wallet.balance), wallet.currency));
     }
   }
 }

@@ -18,6 +18,8 @@ export interface Row {
 
 export interface Target {
   full: string;
+  /** The service child's process id (its RSS is read from /proc). */
+  pid: number;
   bare: string;
   database: string;
   users: Array<{ label: string; rows: number; userId: number; token: string; wallets: number[]; categories: number[]; budgets: Record<string, number[]> }>;

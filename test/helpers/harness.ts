@@ -30,8 +30,8 @@ export interface RequestOptions {
   token?: string;
   body?: unknown;
   headers?: Record<string, string>;
-  /** Send `body` as this raw string/buffer instead of JSON. */
-  payload?: string | Buffer;
+  /** Send `body` as this raw string/buffer (or stream, for bodies too large to hold) instead of JSON. */
+  payload?: string | Buffer | NodeJS.ReadableStream;
 }
 
 export interface TestContext {
@@ -83,7 +83,7 @@ export async function startApp(
   const request = async <T>(method: string, url: string, options: RequestOptions = {}): Promise<TestResponse<T>> => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let payload: string | Buffer | undefined = options.payload;
+    let payload: string | Buffer | NodeJS.ReadableStream | undefined = options.payload;
     if (payload === undefined && options.body !== undefined) {
       payload = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';

@@ -1,0 +1,135 @@
+// Many imported incomes and expenses written at once (a legacy CSV import's batch), with the
+// rules of importEntry row by row but without a round trip per row: names resolved once per
+// distinct wallet, party and category, the overdraft rule walked in file order over the locked
+// balances, the rows inserted a few thousand per statement, and each wallet's balance moved
+// once through moveBalances. A row that breaks a rule gets its reason and writes nothing.
+import type { Transaction } from 'kysely';
+import { lockWallets, negativeBalanceAllowed } from '../../db/balances.js';
+import { findOrCreateCategoryByName } from '../../db/category-names.js';
+import { findOrCreateParties } from '../../db/import-record-names.js';
+import type { Database } from '../../db/schema.js';
+import { balanceEffect, overdraftRefused } from '../../domain/ledger.js';
+import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
+import { checkedAmount, entryWallet, importDayStart, rejectionReason, type ImportedEntry, type ImportWriteContext } from './import-entries.js';
+import { BALANCE_TOO_LARGE, moveBalances, overdraftMessage, type Effect } from './ledger.js';
+
+/** Rows per INSERT statement (11 parameters a row, well under PostgreSQL's 65,535). */
+const INSERT_ROWS = 2000;
+
+/** A row written, by position in the batch. */
+interface Accepted {
+  at: number;
+  entry: ImportedEntry;
+  amount: string;
+  walletId: number;
+  datetime: Date;
+}
+
+/**
+ * Writes the entries inside the caller's transaction; returns per entry the reason it was not
+ * imported, or undefined when it was. Unexpected database errors are thrown (the caller
+ * undoes the batch and writes it row by row).
+ */
+export async function importEntries(trx: Transaction<Database>, entries: ImportedEntry[], ctx: ImportWriteContext): Promise<Array<string | undefined>> {
+  const reasons: Array<string | undefined> = new Array(entries.length).fill(undefined);
+  const reject = (at: number, error: unknown) => {
+    const reason = rejectionReason(error);
+    if (reason === undefined) throw error;
+    reasons[at] = reason;
+  };
+
+  // the rules a row breaks by itself, then its wallet (resolved once per name and currency)
+  const wallets = new Map<string, Promise<number>>();
+  const dayStarts = new Map<string, Date>(); // a batch has a few hundred days at most; zone maths per day, not per row
+  const checked: Accepted[] = [];
+  for (const [at, entry] of entries.entries()) {
+    try {
+      const amount = checkedAmount(entry.amount);
+      let datetime = dayStarts.get(entry.date);
+      if (!datetime) dayStarts.set(entry.date, (datetime = importDayStart(entry.date, ctx.timeZone)));
+      const key = JSON.stringify([entry.wallet, entry.currency, entry.bankRow?.fileWallet]);
+      if (!wallets.has(key)) wallets.set(key, entryWallet(trx, ctx, entry).then((wallet) => wallet.id));
+      checked.push({ at, entry, amount, datetime, walletId: await wallets.get(key)! });
+    } catch (error) {
+      reject(at, error);
+    }
+  }
+
+  const accepted = await withinBalances(trx, checked, ctx, reasons);
+  if (accepted.length === 0) return reasons;
+  await moveBalances(trx, ctx.userId, { apply: accepted.map((row): Effect => ({ walletId: row.walletId, type: row.entry.type, amount: row.amount })), allowOverdraft: true }, ctx.now);
+
+  const parties = await findOrCreateParties(trx, ctx.userId, accepted.flatMap((row) => (row.entry.party ? [row.entry.party] : [])), ctx.now);
+  const categories = new Map<string, number>();
+  for (const { entry } of accepted) {
+    if (entry.category && !categories.has(entry.category)) categories.set(entry.category, await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now));
+  }
+
+  const ids: number[] = [];
+  for (let start = 0; start < accepted.length; start += INSERT_ROWS) {
+    const made = await trx
+      .insertInto('transactions')
+      .values(
+        accepted.slice(start, start + INSERT_ROWS).map((row) => ({
+          user_id: ctx.userId,
+          type: row.entry.type,
+          amount: row.amount,
+          wallet_id: row.walletId,
+          datetime: row.datetime,
+          intent: 'regular' as const,
+          description: row.entry.description,
+          party_id: row.entry.party ? parties.get(row.entry.party)! : null,
+          updated_at: ctx.now,
+          last_synced_at: ctx.now,
+        })),
+      )
+      .returning('id')
+      .execute();
+    ids.push(...made.map((row) => row.id)); // RETURNING gives a VALUES list's rows in its order
+  }
+  const links = accepted.flatMap((row, i) => (row.entry.category ? [{ transaction_id: ids[i], category_id: categories.get(row.entry.category)!, user_id: ctx.userId }] : []));
+  for (let start = 0; start < links.length; start += INSERT_ROWS) await trx.insertInto('transaction_categories').values(links.slice(start, start + INSERT_ROWS)).execute();
+
+  // a budget's alert depends on its totals, not on which expense moved them: one expense per
+  // wallet and category stands for the batch's
+  const representatives = new Map<string, number>();
+  accepted.forEach((row, i) => {
+    if (row.entry.type === 'expense') representatives.set(`${row.walletId}:${row.entry.category ?? ''}`, ids[i]);
+  });
+  for (const id of representatives.values()) await ctx.alert?.(trx, ctx.userId, id);
+  return reasons;
+}
+
+/**
+ * The rows whose wallets stay within their limits, walked in file order over the locked
+ * balances: an expense that would overdraw a wallet that may not go negative (unless a bank
+ * booked it), or a balance past numeric(19, 4), is refused as moveBalances would refuse it alone.
+ */
+async function withinBalances(trx: Transaction<Database>, rows: Accepted[], ctx: ImportWriteContext, reasons: Array<string | undefined>): Promise<Accepted[]> {
+  const locked = await lockWallets(trx, ctx.userId, rows.map((row) => row.walletId));
+  const balances = new Map([...locked].map(([id, wallet]) => [id, new Decimal(wallet.balance)]));
+  const guarded = rows.some((row) => row.entry.type === 'expense' && !row.entry.bankRow);
+  const negativeAllowed = guarded && (await negativeBalanceAllowed(trx, ctx.userId));
+  const kept: Accepted[] = [];
+  for (const row of rows) {
+    const wallet = locked.get(row.walletId);
+    const balance = balances.get(row.walletId);
+    if (!wallet || !balance) {
+      reasons[row.at] = 'The selected wallet is invalid.';
+      continue;
+    }
+    const change = balanceEffect(row.entry.type, row.amount);
+    const after = balance.plus(change);
+    if (exceedsMoneyLimit(after)) {
+      reasons[row.at] = BALANCE_TOO_LARGE;
+      continue;
+    }
+    if (!row.entry.bankRow && overdraftRefused({ walletType: wallet.type, balanceAfter: after, change, negativeAllowed })) {
+      reasons[row.at] = overdraftMessage(balance, wallet.currency);
+      continue;
+    }
+    balances.set(row.walletId, after);
+    kept.push(row);
+  }
+  return kept;
+}
