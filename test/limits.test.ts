@@ -1,8 +1,9 @@
 // Limits: every multipart operation of the spec refuses an upload over UPLOAD_LIMIT_MB (413), a
 // body of a media type it does not take (415) and a file of a type it does not accept (422 on
 // the file's field, nothing stored); and every kind of response (JSON, errors, 404, 405, the
-// docs, the spec, stored files) carries the security headers. The multipart operations are
-// enumerated from the spec: a new one fails this test until it has its case here.
+// docs, the spec, stored files) carries the security headers; every public account route is
+// rate limited per IP with Retry-After. The multipart operations and the account routes are
+// enumerated from the spec: a new multipart one fails this test until it has its case here.
 import t from 'tap';
 import { operations } from '../generated/operations.js';
 import { grantAdmin } from '../scripts/admin.js';
@@ -157,4 +158,23 @@ t.test('HSTS behind a TLS proxy the service trusts', async (t) => {
   t.notOk(plain.headers['strict-transport-security']);
   const untrusted = await api.app.inject({ method: 'GET', url: '/api/info', headers: { 'x-forwarded-proto': 'https' } });
   t.notOk(untrusted.headers['strict-transport-security'], 'a forwarded header from an untrusted client is not believed');
+});
+
+// ---------------------------------------------------------------- rate limits
+
+t.test('every public account route of the spec is rate limited per IP, with Retry-After', async (t) => {
+  // behind a trusted proxy, so each operation can come from its own address and still be checked against the spec
+  const limited = await startApp(t, { rateLimitAuth: 2, trustProxy: true });
+  const accountRoutes = operations.filter((op) => op.public && op.tag === 'Authentication');
+  t.ok(accountRoutes.length >= 14, `${accountRoutes.length} operations`);
+  for (const [index, op] of accountRoutes.entries()) {
+    const url = op.route.replace(':driver', 'google');
+    // each operation from its own address; bodies without an e-mail, so only the per-IP limit counts
+    const call = () => limited.request(op.method, url, { headers: { 'x-forwarded-for': `10.20.${index}.1` }, ...(op.method === 'POST' ? { body: {} } : {}) });
+    for (let i = 0; i < 2; i += 1) t.not((await call()).status, 429, `${op.operationId}: request ${i + 1} passes`);
+    const refused = await call();
+    t.equal(refused.status, 429, `${op.operationId}: the third request in a minute is refused`);
+    t.ok(Number(refused.headers['retry-after']) > 0, `${op.operationId}: with Retry-After`);
+    t.equal(refused.body.success, false);
+  }
 });
