@@ -2,7 +2,8 @@
 // the transaction falls under are recomputed, and a budget that is now near its limit, forecast
 // to breach it or over it gets one alert per kind and window: a budget_alerts row (unique
 // budget_id, kind, period_start: `insert ... on conflict do nothing`, so concurrent writes
-// cannot both alert), a reminder of type budget_alert recording it, and a notification with
+// cannot both alert; the budget rows are locked while it is judged, so two concurrent writes
+// see each other's spending), a reminder of type budget_alert recording it, and a notification with
 // the real numbers, delivered per the user's preferences (db/notification-delivery.ts).
 //
 // The writes that can raise a budget's net spending call it: creating or updating an expense
@@ -85,8 +86,14 @@ export async function alertBudgetsAfterWrite(
 async function alertBudgets(trx: Transaction<Database>, services: DatabaseServices, userId: number, transactionId: number): Promise<boolean> {
   const matched = await spendingMatchedBy(trx, userId, transactionId);
   if (!matched) return false;
+  const candidates = await budgetsMatching(trx, userId, matched);
+  if (candidates.length === 0) return false;
+  // Two writes at once (on two wallets, so nothing else orders them) must not each judge a
+  // budget without the other's spending: that loses the alert they cross together. The budget
+  // rows stay locked (in id order) until this write commits; a second write's check waits,
+  // then its statements see the first write's committed spending (READ COMMITTED).
+  await trx.selectFrom('budgets').select('id').where('id', 'in', candidates.map((budget) => budget.id)).orderBy('id').forUpdate().execute();
   const budgets = await budgetsMatching(trx, userId, matched);
-  if (budgets.length === 0) return false;
   const now = services.now();
   const zone = await userTimeZoneOrUtc(trx, userId);
   let raised = false;

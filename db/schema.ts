@@ -223,6 +223,9 @@ export interface VerificationCodesTable extends Timestamps {
   expires_at: Timestamp;
   verified_at: NullableTimestamp;
   consumed_at: NullableTimestamp;
+  /** 019: wrong tries of the contact and purpose since window_started_at, across resends */
+  window_started_at: NullableTimestamp;
+  window_wrong_tries: Generated<number>;
 }
 
 export interface ConfigurationsTable extends SyncColumns {

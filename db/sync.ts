@@ -123,12 +123,14 @@ export async function clientIdColumns(
 }
 
 /** Soft delete: the row stays as a tombstone that `synced_since` feeds carry to clients. */
-export async function softDelete(db: Kysely<Database>, table: SyncedTable, userId: number, id: number, now: Date): Promise<void> {
-  await (db as AnyDb)
+/** Marks the live row deleted; false when it was not live (gone already, or deleted by a concurrent write). */
+export async function softDelete(db: Kysely<Database>, table: SyncedTable, userId: number, id: number, now: Date): Promise<boolean> {
+  const result = await (db as AnyDb)
     .updateTable(table)
     .set({ deleted_at: now, updated_at: now, last_synced_at: now })
     .where('id', '=', id)
     .where('user_id', '=', userId)
     .where('deleted_at', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

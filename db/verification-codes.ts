@@ -1,9 +1,10 @@
 // The verification_codes table: one live code per (lower(contact), channel, purpose). Sending
-// replaces the row's code, expiry and counters; checking locks the row, so concurrent checks
-// of one code count every wrong try and a reset code is used up once.
+// replaces the row's code, expiry and per-code counter, but keeps the count of wrong tries in
+// the current guess window; checking locks the row, so concurrent checks of one code count
+// every wrong try and a reset code is used up once.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { codeMatches, MAX_WRONG_TRIES, type CodeBinding } from '../domain/one-time-codes.js';
+import { codeMatches, guessWindowEnd, MAX_WRONG_TRIES, MAX_WRONG_TRIES_PER_WINDOW, type CodeBinding } from '../domain/one-time-codes.js';
 
 export interface NewCode extends CodeBinding {
   userId: number | null;
@@ -34,8 +35,9 @@ export async function replaceCode(db: Kysely<Database>, code: NewCode, now: Date
  * - `ok`: the code matched (and is now marked verified, or consumed).
  * - `invalid`: no live code, expired, used up, or a wrong code with tries left.
  * - `exhausted`: wrong too often; the code is void until a new one is sent.
+ * - `locked`: the contact used up its wrong tries of the window; nothing is checked until `until`.
  */
-export type CodeCheck = { outcome: 'ok'; userId: number | null } | { outcome: 'invalid' | 'exhausted' };
+export type CodeCheck = { outcome: 'ok'; userId: number | null } | { outcome: 'invalid' | 'exhausted' } | { outcome: 'locked'; until: Date };
 
 /**
  * Checks `code` against the live code of the binding, inside the caller's transaction (the row
@@ -52,18 +54,22 @@ export async function checkCode(
 ): Promise<CodeCheck> {
   const row = await trx
     .selectFrom('verification_codes')
-    .select(['id', 'user_id', 'code_hash', 'attempts', 'expires_at', 'consumed_at'])
+    .select(['id', 'user_id', 'code_hash', 'attempts', 'expires_at', 'consumed_at', 'window_started_at', 'window_wrong_tries'])
     .where(sql<string>`lower(contact)`, '=', binding.contact.trim().toLowerCase())
     .where('channel', '=', binding.channel)
     .where('purpose', '=', binding.purpose)
     .forUpdate()
     .executeTakeFirst();
-  if (!row || row.consumed_at !== null || row.expires_at <= now) return { outcome: 'invalid' };
+  if (!row) return { outcome: 'invalid' };
+  const windowOpen = row.window_started_at !== null && guessWindowEnd(row.window_started_at) > now;
+  if (windowOpen && row.window_wrong_tries >= MAX_WRONG_TRIES_PER_WINDOW) return { outcome: 'locked', until: guessWindowEnd(row.window_started_at!) };
+  if (row.consumed_at !== null || row.expires_at <= now) return { outcome: 'invalid' };
   if (row.attempts >= MAX_WRONG_TRIES) return { outcome: 'exhausted' };
 
   if (!codeMatches(key, code, binding, row.code_hash)) {
     const attempts = row.attempts + 1;
-    await trx.updateTable('verification_codes').set({ attempts, updated_at: now }).where('id', '=', row.id).execute();
+    const window = windowOpen ? { window_wrong_tries: row.window_wrong_tries + 1 } : { window_started_at: now, window_wrong_tries: 1 };
+    await trx.updateTable('verification_codes').set({ attempts, ...window, updated_at: now }).where('id', '=', row.id).execute();
     return { outcome: attempts >= MAX_WRONG_TRIES ? 'exhausted' : 'invalid' };
   }
   await trx

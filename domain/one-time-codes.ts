@@ -12,6 +12,19 @@ export type CodePurpose = 'registration' | 'login' | 'password_reset';
 /** Wrong tries a code allows; the next check after that many fails whatever is entered. */
 export const MAX_WRONG_TRIES = 5;
 
+/**
+ * Wrong tries a contact and purpose allow per window, whatever number of codes were sent: a
+ * resend starts a new code, not a new budget of guesses. 15 a day is three codes' worth; a
+ * guesser then wins with odds of 15 in a million a day, and is refused (429) until the window ends.
+ */
+export const MAX_WRONG_TRIES_PER_WINDOW = 15;
+export const GUESS_WINDOW_MS = 24 * 60 * 60_000;
+
+/** When the guess window that started at `startedAt` ends. */
+export function guessWindowEnd(startedAt: Date): Date {
+  return new Date(startedAt.getTime() + GUESS_WINDOW_MS);
+}
+
 /** Minutes a code lives: 15 for a password reset, 5 for the others. */
 export function codeLifetimeMinutes(purpose: CodePurpose): number {
   return purpose === 'password_reset' ? 15 : 5;

@@ -42,7 +42,7 @@ async function verifyCode({ body, db, services }: HandlerContext<'verifyCode' | 
     if (result.outcome === 'ok' && binding.channel === 'email') await markEmailVerified(trx, binding.contact, now);
     return result;
   });
-  failUnlessOk(check); // after commit: a wrong try stays counted
+  failUnlessOk(check, now); // after commit: a wrong try stays counted
   return done('Code verified successfully.');
 }
 
@@ -84,7 +84,7 @@ async function resetPassword({ body, db, services }: HandlerContext<'resetPasswo
     await queueEmail(trx, { to: user.email, ...passwordChangedEmail(), kind: 'password_changed', userId: user.id });
     return result;
   });
-  failUnlessOk(check);
+  failUnlessOk(check, now);
   await services.jobs.send(DELIVER_EMAILS_JOB);
   return done('Password has been reset successfully.');
 }
@@ -111,7 +111,11 @@ async function issueCode(
   await services.jobs.send(DELIVER_EMAILS_JOB);
 }
 
-function failUnlessOk(check: CodeCheck): void {
+function failUnlessOk(check: CodeCheck, now: Date): void {
+  if (check.outcome === 'locked') {
+    const seconds = Math.max(1, Math.ceil((check.until.getTime() - now.getTime()) / 1000));
+    throw new HttpError(429, 'Too many wrong codes for this address. Try again later.', undefined, { 'retry-after': String(seconds) });
+  }
   if (check.outcome === 'exhausted') throw invalidField('code', 'Too many wrong attempts. Please request a new code.');
   if (check.outcome === 'invalid') throw invalidField('code', INVALID_CODE);
 }

@@ -8,7 +8,11 @@
 // runs, never send the same row at once, and a sent row is never sent again. Sending happens
 // outside any transaction (a slow SMTP server must not hold row locks, and on the embedded
 // database not the whole database). A process dying between send and mark leaves the row
-// pending; it is retried after RETRY_AFTER (at-least-once, see migration 008).
+// pending; it is retried after RETRY_AFTER (at-least-once, see migration 008). The row's
+// Message-ID is stored before its first attempt and every attempt sends that same one, so in
+// the one window where a retry repeats a message (the server accepted it, the process died
+// before marking it sent) the copies share a Message-ID that mail systems deduplicate on.
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, EmailsTable } from '../db/schema.js';
@@ -51,6 +55,7 @@ export function transportFor(config: Config): MailTransport {
 export const deliverEmailsJob: JobDefinition = {
   name: DELIVER_EMAILS_JOB,
   cron: '* * * * *',
+  resumeAtStart: true,
   async run({ db, services, log }) {
     const counts = await deliverPendingEmails(db, transportFor(services.config), services.storage, services.now, log);
     if (counts.sent + counts.failed + counts.retrying > 0) log.info(counts, 'outbox delivered');
@@ -75,7 +80,8 @@ export async function deliverPendingEmails(
     for (const email of batch) {
       // Rows of a batch wait for the sends before them; one that waited past RETRY_AFTER may
       // have been claimed again by another worker, which then sends it instead.
-      if (!(await renewClaim(db, email, now()))) continue;
+      const stableId = email.message_id ?? `<${randomUUID()}@${transport.messageDomain ?? 'localhost'}>`;
+      if (!(await renewClaim(db, email, stableId, now()))) continue;
       let messageId: string;
       try {
         ({ messageId } = await transport.send({
@@ -86,6 +92,7 @@ export async function deliverPendingEmails(
           html: email.html_body,
           // An unreadable attachment fails the attempt like a refused send: never sent without it.
           attachments: await attachmentsOf(email),
+          messageId: stableId,
         }));
       } catch (error) {
         const givenUp = email.attempts >= MAX_ATTEMPTS || isPermanentFailure(error);
@@ -126,13 +133,14 @@ function claimBatch(db: Kysely<Database>, now: Date): Promise<EmailRow[]> {
 }
 
 /**
- * Restarts the claim's RETRY_AFTER just before sending; false when the row is no longer this
- * claim's (another worker's claim counted a further attempt, or it is done).
+ * Restarts the claim's RETRY_AFTER just before sending, and records the Message-ID every
+ * attempt sends; false when the row is no longer this claim's (another worker's claim counted
+ * a further attempt, or it is done).
  */
-async function renewClaim(db: Kysely<Database>, email: EmailRow, now: Date): Promise<boolean> {
+async function renewClaim(db: Kysely<Database>, email: EmailRow, messageId: string, now: Date): Promise<boolean> {
   const result = await db
     .updateTable('emails')
-    .set({ updated_at: now })
+    .set({ updated_at: now, message_id: messageId })
     .where('id', '=', email.id)
     .where('status', '=', 'pending')
     .where('attempts', '=', email.attempts)

@@ -40,6 +40,7 @@ const SCAN_LIMIT = 20;
 export const processCsvImportJob: JobDefinition<{ importId?: number }> = {
   name: PROCESS_CSV_IMPORT_JOB,
   cron: '* * * * *',
+  resumeAtStart: true,
   async run(ctx, data) {
     const ids = typeof data.importId === 'number' ? [data.importId] : await unfinishedImportIds(ctx.db, SCAN_LIMIT);
     for (const id of ids) {

@@ -22,6 +22,7 @@ const BATCH = 100;
 export const recurringTransactionsJob: JobDefinition = {
   name: 'materialise-recurring-transactions',
   cron: '* * * * *',
+  resumeAtStart: true,
   async run({ db, services, log }) {
     const created = await materialiseDueOccurrences(db, services, services.now(), log);
     if (created > 0) log.info({ created }, 'recurring transactions materialised');

@@ -22,6 +22,7 @@ import { AssetPriceService, CoinGeckoClient } from './asset-prices.js';
 import { ratesProviderFor } from './rate-providers.js';
 import { createRateService } from './rates.js';
 import { registerPublicMedia } from './public-media.js';
+import { registerSecurityHeaders } from './security-headers.js';
 import { registerOperationRoutes } from './routes.js';
 import { AttachableJobQueue, type AppServices } from './services.js';
 
@@ -51,6 +52,7 @@ export interface ContractReport {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const DOCS_PREFIX = '/docs';
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
@@ -93,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerSecurityHeaders(app, DOCS_PREFIX);
   acceptEmptyJsonBodies(app);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
@@ -174,10 +177,11 @@ async function registerDocs(app: FastifyInstance, contract: Contract): Promise<v
   await app.register(swagger, { mode: 'static', specification: { document: contract.document as never } });
   const product = String((contract.document.info as { title: string }).title);
   await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
+    routePrefix: DOCS_PREFIX,
+    // no validator badge: it is an image from another site, and the page's policy allows none
+    uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
     // the product's name instead of the framework's logo, and no "Explore" box: the page shows this API only
-    logo: { type: 'image/svg+xml', content: productLogo(product), href: '/docs' },
+    logo: { type: 'image/svg+xml', content: productLogo(product), href: DOCS_PREFIX },
     theme: { title: `${product}: API reference`, css: [{ filename: 'product.css', content: '.swagger-ui .topbar .download-url-wrapper { display: none }' }] },
   });
 }

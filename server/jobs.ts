@@ -18,6 +18,12 @@ export interface JobDefinition<Data extends object = object> {
   name: string;
   /** Cron expression (UTC) when the job also runs on a schedule. */
   cron?: string;
+  /**
+   * Queue one run as the runner starts: the job drains work a stopped or crashed process may
+   * have left (an outbox, unfinished imports, missed occurrences), so it resumes at once
+   * instead of at the next scheduled run.
+   */
+  resumeAtStart?: boolean;
   run(ctx: JobContext, data: Data): Promise<void>;
 }
 
@@ -43,6 +49,7 @@ export class JobRunner {
       if (job.cron) await boss.schedule(job.name, job.cron);
     }
     this.boss = boss;
+    for (const job of this.definitions) if (job.resumeAtStart) await boss.send(job.name, {});
   }
 
   /** Queues one run of a job now. */

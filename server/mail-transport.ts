@@ -16,6 +16,8 @@ export interface MailMessage {
   html?: string | null;
   /** Files sent along (an outreach campaign's attachments). */
   attachments?: MailAttachment[];
+  /** The Message-ID header to send: the same on every attempt of one outbox row (see deliver-emails). */
+  messageId?: string;
 }
 
 export interface MailAttachment {
@@ -27,6 +29,8 @@ export interface MailAttachment {
 export interface MailTransport {
   /** 'smtp' or 'outbox', for logs. */
   readonly kind: 'smtp' | 'outbox';
+  /** The right-hand side of the Message-IDs it sends: the sender's domain. */
+  readonly messageDomain?: string;
   /** Resolves with the Message-ID once the message is accepted; rejects when it is not. */
   send(message: MailMessage): Promise<{ messageId: string }>;
   close(): void;
@@ -49,13 +53,20 @@ function mailOptions(message: MailMessage, from: string) {
     text: message.text,
     ...(message.html ? { html: message.html } : {}),
     ...(message.attachments?.length ? { attachments: message.attachments } : {}),
+    ...(message.messageId ? { messageId: message.messageId } : {}),
   };
+}
+
+/** The domain of a sender such as `Finance <no-reply@example.com>`. */
+function domainOf(from: string): string {
+  return /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
 }
 
 function smtpTransport(url: string, from: string): MailTransport {
   const transporter = nodemailer.createTransport({ url, ...SMTP_TIMEOUTS });
   return {
     kind: 'smtp',
+    messageDomain: domainOf(from),
     async send(message) {
       const info = await transporter.sendMail(mailOptions(message, from));
       return { messageId: info.messageId };
@@ -68,6 +79,7 @@ function outboxTransport(directory: string, from: string): MailTransport {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     kind: 'outbox',
+    messageDomain: domainOf(from),
     async send(message) {
       const info = await composer.sendMail(mailOptions(message, from));
       await mkdir(directory, { recursive: true });

@@ -1,4 +1,5 @@
-// The job queue on the test's database (embedded or PostgreSQL): queued jobs run, once each.
+// The job queue on the test's database (embedded or PostgreSQL): queued jobs run, once each;
+// jobs marked resumeAtStart run once as the runner starts.
 import t from 'tap';
 import { JobRunner, type JobDefinition } from '../server/jobs.js';
 import { startApp } from './helpers/harness.js';
@@ -15,4 +16,18 @@ t.test('a queued job runs on the worker', { timeout: 60_000 }, async (t) => {
   while (seen.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
   await runner.stop(); // before the test's database goes away
   t.same([...seen].sort(), [1, 2, 3], 'each job ran once');
+});
+
+t.test('a job that drains left-over work runs once as the runner starts, unasked', { timeout: 60_000 }, async (t) => {
+  const runs: string[] = [];
+  const draining: JobDefinition = { name: 'test-draining', resumeAtStart: true, run: async () => void runs.push('draining') };
+  const idle: JobDefinition = { name: 'test-idle', run: async () => void runs.push('idle') };
+  const runner = new JobRunner(api.connectionString, [draining, idle], { db: api.db, services: api.app.services, log: api.app.log }, 0.5);
+  await runner.start();
+  const deadline = Date.now() + 30_000;
+  while (runs.length < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  await runner.send('test-draining'); // then a nudge as usual, to know the idle one had its chance
+  while (runs.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  await runner.stop();
+  t.same(runs, ['draining', 'draining'], 'the draining job ran at start; the other did not');
 });

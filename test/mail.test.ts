@@ -297,3 +297,29 @@ t.test('mail settings are validated at start', async (t) => {
   t.equal(config.mailFrom, 'ops@example.com');
   t.equal(loadConfig({ DATA_DIR: api.config.dataDir }).mailFrom, 'Finance <no-reply@localhost>');
 });
+
+t.test('every attempt of one outbox row sends the same Message-ID, so a repeated message is one to mail systems', async (t) => {
+  clock = new Date('2026-05-05T10:00:00Z');
+  const id = await queue(api, 'dedupe@example.test');
+  const attempts: Array<string | undefined> = [];
+  // accepted by the server, then the acknowledgement is lost (as when the process dies before marking it sent)
+  const lostAck = {
+    kind: 'smtp' as const,
+    messageDomain: 'finance.test',
+    async send(message: { messageId?: string }) {
+      attempts.push(message.messageId);
+      throw new Error('connection lost after DATA');
+    },
+    close() {},
+  };
+  await deliverPendingEmails(api.db, lostAck, api.app.services.storage, () => clock);
+  const stored = (await emailRow(id)).message_id;
+  t.match(stored, /^<[0-9a-f-]{36}@finance\.test>$/, 'the Message-ID is stored before the first attempt');
+  t.same(attempts, [stored]);
+
+  clock = new Date(clock.getTime() + 6 * 60_000); // past the retry delay
+  await runJob(api);
+  const [message] = received('dedupe@example.test');
+  t.equal(message.headers['message-id'], stored, 'the retry carries the Message-ID of the attempt before');
+  t.match(await emailRow(id), { status: 'sent', message_id: stored, attempts: 2 });
+});

@@ -1,11 +1,12 @@
 // Concurrent transfers never lose an update: after many simultaneous creates, updates and
-// deletes between two wallets, the sum of both balances is unchanged and each balance equals
+// deletes between two wallets (and 100 transfers among three), the sum of both balances is unchanged and each balance equals
 // its ledger (opening balance + live incomes − live expenses, summed in SQL). Runs on whichever
 // database the harness uses: embedded by default, PostgreSQL with DATABASE_URL.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import t, { type Test } from 'tap';
 import { startApp } from './helpers/harness.js';
+import { walletsOffLedger } from './helpers/ledger-invariant.js';
 
 const api = await startApp(t);
 const user = await api.newUser();
@@ -77,4 +78,30 @@ t.test('simultaneous updates, deletes and creates', async (t) => {
     .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
   t.equal(Number(n), 110);
+});
+
+t.test('100 simultaneous transfers among three wallets, every direction', async (t) => {
+  const trio = await api.newUser();
+  const make = async (balance: string) =>
+    (
+      await api.db
+        .insertInto('wallets')
+        .values({ user_id: trio.user.id, name: 'Trio', slug: `t-${randomUUID()}`, type: 'bank', currency: 'USD', opening_balance: balance, balance })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
+  const wallets = [await make('500'), await make('500'), await make('500')];
+  // i picks one of the six ordered pairs; amounts vary so a lost update would show in the sums
+  const pairs = wallets.flatMap((from) => wallets.filter((to) => to !== from).map((to) => [from, to] as const));
+  const responses = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      api.request('POST', '/api/v1/transfer', { token: trio.token, body: { amount: (i % 5) + 0.75, from_wallet_id: pairs[i % 6][0], to_wallet_id: pairs[i % 6][1] } }),
+    ),
+  );
+  t.same([...new Set(responses.map((r) => r.status))], [201], 'every transfer is made (none could overdraw: at most 100 × 4.75 leaves a wallet)');
+  t.same(await walletsOffLedger(api, trio.user.id), [], 'each balance equals its ledger');
+  const { rows } = await sql<{ total: string }>`select sum(balance)::text as total from wallets where user_id = ${trio.user.id} and name = 'Trio'`.execute(api.db);
+  t.equal(rows[0].total, '1500.0000', 'the three balances still add up to 1500');
+  const legs = await api.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', trio.user.id).where('transfer_id', 'is not', null).executeTakeFirstOrThrow();
+  t.equal(Number(legs.n), 200, 'two legs per transfer, none twice');
 });

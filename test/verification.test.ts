@@ -278,6 +278,49 @@ for (const prefix of PREFIXES) {
     t.equal((await api.request('POST', '/api/login', { body: { email, password } })).status, 200, 'the password is unchanged');
     t.equal((await api.request('GET', '/api/v1/user', { token })).status, 200, 'no token was revoked');
   });
+
+  t.test(`${prefix}: resends do not renew the guesses: 15 wrong codes a day per address, then 429 until the day is over`, async (t) => {
+    clock = new Date();
+    const contact = freshAddress();
+    // three codes, five wrong tries each: a resend starts a new code, not a new budget
+    for (let round = 0; round < 3; round += 1) {
+      await sendCode(prefix, { contact, type: 'email' });
+      const { code } = await latestEmail(contact);
+      for (let i = 0; i < 5; i += 1) t.equal((await verify(prefix, { contact, type: 'email', code: wrong(code) })).status, 422);
+      clock = minutes(1);
+    }
+    await sendCode(prefix, { contact, type: 'email' });
+    const { code } = await latestEmail(contact);
+    const locked = await verify(prefix, { contact, type: 'email', code });
+    t.equal(locked.status, 429, 'even the right code of a fresh resend is refused');
+    t.equal(locked.body.message, 'Too many wrong codes for this address. Try again later.');
+    const retryAfter = Number(locked.headers['retry-after']);
+    t.ok(retryAfter > 23 * 3600 && retryAfter <= 24 * 3600, `Retry-After says when the window ends (${retryAfter} s)`);
+    t.equal((await verify(prefix, { contact, type: 'email', code: wrong(code) })).status, 429, 'and guesses are not checked at all');
+
+    clock = new Date(clock.getTime() + retryAfter * 1000);
+    await sendCode(prefix, { contact, type: 'email' });
+    const fresh = await latestEmail(contact);
+    t.equal((await verify(prefix, { contact, type: 'email', code: fresh.code })).status, 200, 'once the window is over a code works again');
+  });
+
+  t.test(`${prefix}: the same window bounds password-reset guesses across resends`, async (t) => {
+    clock = new Date();
+    const { email, password } = await api.newUser();
+    const body = (c: string) => ({ email, code: c, new_password: 'long enough 2', new_password_confirmation: 'long enough 2' });
+    for (let round = 0; round < 3; round += 1) {
+      await requestReset(prefix, email);
+      const { code } = await latestEmail(email);
+      const other = code === '999999' ? '100000' : String(Number(code) + 1);
+      for (let i = 0; i < 5; i += 1) t.equal((await reset(prefix, body(other))).status, 422);
+    }
+    await requestReset(prefix, email);
+    const { code } = await latestEmail(email);
+    const locked = await reset(prefix, body(code));
+    t.equal(locked.status, 429);
+    t.ok(Number(locked.headers['retry-after']) > 0);
+    t.equal((await api.request('POST', '/api/login', { body: { email, password } })).status, 200, 'the password is unchanged');
+  });
 }
 
 t.test('the account routes are rate limited per IP and per contact', async (t) => {

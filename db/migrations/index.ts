@@ -20,6 +20,7 @@ import * as m012 from './012_sync_stamps.js';
 import * as m013 from './013_statistics_index.js';
 import * as m014 from './014_import_column_mappings.js';
 import * as m015 from './015_zero_budgets.js';
+import * as m019 from './019_code_guess_window.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '013_statistics_index': m013,
   '014_import_column_mappings': m014,
   '015_zero_budgets': m015,
+  '019_code_guess_window': m019,
 };

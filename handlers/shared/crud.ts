@@ -154,7 +154,9 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
       const row = await liveOr404(db, user.id, ctx.params.id);
       await db.transaction().execute(async (trx) => {
         await before?.(trx, row);
-        await softDelete(trx, table, user.id, row.id, ctx.services.now());
+        // Two deletes at once both find the row live above; the second waits on the first's
+        // row lock here, then finds it deleted: 404, and its `before` is rolled back.
+        if (!(await softDelete(trx, table, user.id, row.id, ctx.services.now()))) throw notFound(label);
         await after?.(trx, row);
       });
       return done(`${label} deleted successfully`);

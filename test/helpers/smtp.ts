@@ -27,12 +27,25 @@ export interface FakeSmtp {
   messages: CapturedMessage[];
   /** Answer RCPT TO with this SMTP code and text for matching recipients. */
   refuseRecipient(match: (address: string) => boolean, code: number, text: string): void;
+  /**
+   * While on, a message's data is read to the end and then left unanswered: no 250, so it is
+   * not accepted (not in `messages`) and its sender waits, until `acceptStalled()`. Turning
+   * it off forgets the held messages, unaccepted (as when their sender died waiting).
+   */
+  stall(on: boolean): void;
+  /** Resolves with the next message held unanswered (or one already held). */
+  stalled(): Promise<CapturedMessage>;
+  /** Answers 250 to every held message whose sender is still connected: they join `messages`. */
+  acceptStalled(): void;
   close(): Promise<void>;
 }
 
 export async function startSmtpServer(): Promise<FakeSmtp> {
   const messages: CapturedMessage[] = [];
   const refusals: Array<{ match: (address: string) => boolean; code: number; text: string }> = [];
+  let stalling = false;
+  let held: Array<{ message: CapturedMessage; accept: () => void }> = [];
+  let heldWaiters: Array<(message: CapturedMessage) => void> = [];
   const server = new SMTPServer({
     authOptional: true,
     allowInsecureAuth: true,
@@ -52,7 +65,7 @@ export async function startSmtpServer(): Promise<FakeSmtp> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        messages.push({
+        const message: CapturedMessage = {
           ...parseMessage(raw),
           raw,
           user: session.user,
@@ -60,8 +73,14 @@ export async function startSmtpServer(): Promise<FakeSmtp> {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
           },
-        });
-        callback();
+        };
+        if (!stalling) {
+          messages.push(message);
+          return callback();
+        }
+        held.push({ message, accept: () => (messages.push(message), callback()) });
+        for (const waiter of heldWaiters) waiter(message);
+        heldWaiters = [];
       });
     },
   });
@@ -72,6 +91,15 @@ export async function startSmtpServer(): Promise<FakeSmtp> {
     port,
     messages,
     refuseRecipient: (match, code, text) => void refusals.push({ match, code, text }),
+    stall: (on) => {
+      stalling = on;
+      if (!on) held = [];
+    },
+    stalled: () => (held.length > 0 ? Promise.resolve(held[held.length - 1].message) : new Promise((resolve) => heldWaiters.push(resolve))),
+    acceptStalled: () => {
+      for (const { accept } of held) accept();
+      held = [];
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
