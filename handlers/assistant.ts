@@ -108,7 +108,9 @@ export const assistantHandlers = {
     await chatOr404(db, user.id, params.chat);
     const turn = turnFrom(ctx);
     const now = services.now();
-    const [question, reply] = await db.transaction().execute((trx) => insertTurn(trx, user.id, params.chat, turn, now));
+    const inserted = await db.transaction().execute((trx) => insertTurn(trx, user.id, params.chat, turn, now));
+    if (!inserted) throw notFound(CHAT_NOT_FOUND); // deleted while this message arrived
+    const [question, reply] = inserted;
     if (!turn.deferred) await nudgeAnswering(services);
     const [userView, assistantView] = await presentMessages(db, services, user.id, [question, reply]);
     return created({ user: userView, assistant: assistantView }, 'Message queued.');

@@ -75,7 +75,13 @@ export class Contract {
       { method: parts.method.toLowerCase(), path: parts.path, headers: parts.headers as Record<string, string>, query: query as Record<string, string>, body: parts.body },
       operation,
     );
-    const errors = [...(result.errors ?? []), ...nulCharacterErrors(parts.body, '/requestBody'), ...nulCharacterErrors(query, '/query')];
+    const params = (result.coerced as { params?: unknown } | undefined)?.params;
+    const errors = [
+      ...(result.errors ?? []),
+      ...nulCharacterErrors(parts.body, '/requestBody'),
+      ...nulCharacterErrors(query, '/query'),
+      ...nulCharacterErrors(params, '/path'), // `/configurations/%00`: names no record (404)
+    ];
     if (errors.length === 0) {
       const coerced: { params?: unknown; query?: unknown } = result.coerced ?? {};
       return { ok: true, params: (coerced.params ?? {}) as Record<string, unknown>, query: (coerced.query ?? {}) as Record<string, unknown> };
@@ -169,15 +175,23 @@ function safeIntegers(node: unknown): unknown {
 /**
  * PostgreSQL text cannot hold U+0000, so a string carrying it is refused here (422 on its
  * field) rather than failing in SQL. Shaped like ajv's errors so they are keyed the same way.
+ * Walked with a stack, not recursion: a body nested thousands deep must not overflow it.
  */
-function nulCharacterErrors(value: unknown, instancePath: string): ErrorObject[] {
-  if (typeof value === 'string') {
-    return value.includes('\u0000')
-      ? [{ keyword: 'nulCharacter', instancePath, schemaPath: '', params: {}, message: 'may not contain NUL characters' }]
-      : [];
+function nulCharacterErrors(root: unknown, rootPath: string): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  const pending: Array<[unknown, string]> = [[root, rootPath]];
+  while (pending.length > 0) {
+    const [value, instancePath] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) errors.push({ keyword: 'nulCharacter', instancePath, schemaPath: '', params: {}, message: 'may not contain NUL characters' });
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        pending.push([item, `${instancePath}/${key}`]);
+        if (key.includes('\u0000')) pending.push([key, `${instancePath}/${key}`]); // a key is stored too (jsonb)
+      }
+    }
   }
-  if (!value || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, item]) => nulCharacterErrors(item, `${instancePath}/${key}`));
+  return errors.reverse();
 }
 
 // ---- ajv errors → field-keyed messages ------------------------------------------------
