@@ -159,9 +159,9 @@ function nullableForAjv(node: unknown): unknown {
 }
 
 /**
- * Every integer without a maximum gets 2^53 − 1 (spec/README.md: integers are JSON-safe), so a
- * huge id is refused by validation (404 in a path, 422 in a body) instead of overflowing
- * `bigint` in SQL.
+ * Every integer without a maximum gets 2^53 − 1, and without a minimum −(2^53 − 1)
+ * (spec/README.md: integers are JSON-safe), so a huge id is refused by validation (404 in a
+ * path, 422 in a body) instead of overflowing `bigint` in SQL.
  */
 function safeIntegers(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(safeIntegers);
@@ -169,6 +169,7 @@ function safeIntegers(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) out[key] = safeIntegers(value);
   if (out.type === 'integer' && out.maximum === undefined) out.maximum = Number.MAX_SAFE_INTEGER;
+  if (out.type === 'integer' && out.minimum === undefined && out.exclusiveMinimum === undefined) out.minimum = -Number.MAX_SAFE_INTEGER;
   return out;
 }
 
@@ -209,16 +210,18 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 function fieldErrors(errors: ErrorObject[]): FieldErrors {
-  const out: FieldErrors = {};
+  // A Map: a field may be named `constructor` or `__proto__`, which a plain object already has.
+  const byField = new Map<string, string[]>();
   for (const error of errors) {
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
     const field = fieldOf(error);
     const message = messageFor(field, error);
-    const list = (out[field] ??= []);
+    const list = byField.get(field) ?? [];
     if (!list.includes(message)) list.push(message);
+    byField.set(field, list);
   }
-  if (Object.keys(out).length === 0 && errors.length > 0) out.body = ['The request is invalid.'];
-  return out;
+  if (byField.size === 0 && errors.length > 0) byField.set('body', ['The request is invalid.']);
+  return Object.fromEntries(byField);
 }
 
 /** `/requestBody/targets/0/id` → `targets.0.id`; a missing property names itself. */

@@ -374,6 +374,7 @@ t.test("a reference to another user's record in a body or query answers exactly 
   const beforeA = await snapshotOf(A);
   const beforeB = await snapshotOf(B);
   let cases = 0;
+  const statuses = new Map<string, string[]>();
   for (const reference of references.filter((r) => r.kind)) {
     const op = operationsById.get(reference.operationId)!;
     const base = baseRequest(op, reference.field);
@@ -387,6 +388,7 @@ t.test("a reference to another user's record in a body or query answers exactly 
       const afterMissing = await snapshotOf(B);
       const others = observable(await sendAsIntruder(withReference(base, reference, othersRecord[kind]!, targetType)), othersRecord[kind]!);
       cases++;
+      statuses.set(`${others.status}`, [...(statuses.get(`${others.status}`) ?? []), label.replace(/ +/g, ' ')]);
       t.same(others, missing, `${label}: A's ${kind} is indistinguishable from a missing one (${others.status} ${others.message})`);
       t.equal(withoutTimes(await snapshotOf(B)), withoutTimes(afterMissing), `${label}: nothing written for B beyond what a missing id writes`);
       t.notMatch(JSON.stringify(others), /"Mine"/, `${label}: none of A's data in the answer`);
@@ -395,6 +397,7 @@ t.test("a reference to another user's record in a body or query answers exactly 
       if (others.status === 422) t.ok(Object.keys(others.errors ?? {}).some((key) => key.includes(name)), `${label}: 422 names the field: ${JSON.stringify(others.errors)}`);
     }
   }
+  for (const [status, labels] of statuses) t.comment(`${status}: ${labels.join('; ')}`);
   t.ok(cases >= 40, `${cases} body and query references swept`);
   t.equal(await snapshotOf(A), beforeA, "A's rows are exactly as they were");
   t.equal(withoutTimes(await snapshotOf(B)).replace(/"reason":"[^"]*"/g, ''), withoutTimes(beforeB).replace(/"reason":"[^"]*"/g, ''), "B's rows are as they were, but for the reasons recorded on failed fixes");
