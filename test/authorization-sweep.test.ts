@@ -5,23 +5,12 @@
 // test for it: an operation whose parameter this file cannot fill fails the sweep.
 // Also every way a token can be wrong: none, malformed, tampered, expired, logged out, deleted.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { SignJWT, decodeJwt } from 'jose';
 import { sql } from 'kysely';
 import t from 'tap';
 import { startApp } from './helpers/harness.js';
-import { referenceFields, type ReferenceField } from './helpers/spec-walk.js';
+import { referenceFields, resolve, spec, type ReferenceField, type Schema } from './helpers/spec-walk.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';
-
-type Schema = Record<string, any>;
-const spec = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'generated', 'openapi.json'), 'utf8'));
-
-function resolve(schema: Schema | undefined): Schema {
-  let current = schema ?? {};
-  while (current.$ref) current = current.$ref.split('/').slice(1).reduce((node: any, key: string) => node[key], spec);
-  return current;
-}
 
 /** A small instance of `schema`: required properties only, from examples, enums and types. */
 function sample(schema: Schema | undefined, depth = 0): unknown {
