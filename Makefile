@@ -1,5 +1,5 @@
 # The verbs a person types. `make run` and `make test` do all set-up on a fresh machine.
-.PHONY: install generate check-generated build migrate run test test-pg lint sdk-check typecheck bench admin clean
+.PHONY: install generate check-generated build migrate run test test-pg fuzz lint sdk-check typecheck bench admin clean
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -50,6 +50,11 @@ test-pg: generate
 	@rm -rf .tap/operation-coverage
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres} npx tap
 	@npx tsx scripts/operation-coverage.ts
+
+# The spec-driven fuzzer at length (test/fuzz.test.ts): FUZZ_COUNT requests (default 100000)
+# on FUZZ_SEED (default that of the suite); DATABASE_URL=... fuzzes PostgreSQL.
+fuzz: generate
+	FUZZ_COUNT=$${FUZZ_COUNT:-100000} npx tap test/fuzz.test.ts
 
 # BENCH_ONLY=user,list,sync,stats,budgets,writes,import runs some parts; DATABASE_URL=... benches PostgreSQL.
 bench: generate

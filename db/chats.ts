@@ -96,7 +96,14 @@ export interface TurnInput {
  * A question and its pending reply (the reply a moment later, so "oldest first" is stable);
  * the chat's updated_at moves. Returns both rows.
  */
-export async function insertTurn(trx: Transaction<Database>, userId: number, chatId: number, turn: TurnInput, now: Date): Promise<[ChatMessage, ChatMessage]> {
+/**
+ * A question and its pending reply. The chat row is touched first, which locks it: a delete
+ * running at the same time either waits for this turn (and removes it with the chat) or has
+ * already removed the chat, and then nothing is written and the answer is undefined.
+ */
+export async function insertTurn(trx: Transaction<Database>, userId: number, chatId: number, turn: TurnInput, now: Date): Promise<[ChatMessage, ChatMessage] | undefined> {
+  const chat = await trx.updateTable('chat_sessions').set({ updated_at: now }).where('id', '=', chatId).where('user_id', '=', userId).returning('id').executeTakeFirst();
+  if (!chat) return undefined;
   const base = { user_id: userId, chat_session_id: chatId, format_hint: turn.formatHint, language: turn.language, updated_at: now };
   const user = await trx
     .insertInto('chat_messages')
@@ -108,7 +115,6 @@ export async function insertTurn(trx: Transaction<Database>, userId: number, cha
     .values({ ...base, role: 'assistant', content: null, status: 'pending', result: turn.deferred ? JSON.stringify(DEFERRED) : null, created_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await trx.updateTable('chat_sessions').set({ updated_at: now }).where('id', '=', chatId).execute();
   return [user, assistant];
 }
 

@@ -110,7 +110,9 @@ export const assistantHandlers = {
     await chatOr404(db, user.id, params.chat);
     const turn = turnFrom(ctx);
     const now = services.now();
-    const [question, reply] = await db.transaction().execute((trx) => insertTurn(trx, user.id, params.chat, turn, now));
+    const inserted = await db.transaction().execute((trx) => insertTurn(trx, user.id, params.chat, turn, now));
+    if (!inserted) throw notFound(CHAT_NOT_FOUND); // deleted while this message arrived
+    const [question, reply] = inserted;
     if (!turn.deferred) await nudgeAnswering(services);
     const [userView, assistantView] = await presentMessages(db, services, user.id, [question, reply]);
     return created({ user: userView, assistant: assistantView }, 'Message queued.');
@@ -123,8 +125,9 @@ export const assistantHandlers = {
     const now = services.now();
     const [chatId, reply] = await db.transaction().execute(async (trx) => {
       const id = await insertChat(trx, user.id, null, now);
-      const [, pending] = await insertTurn(trx, user.id, id, held, now);
-      return [id, pending] as const;
+      const inserted = await insertTurn(trx, user.id, id, held, now);
+      if (!inserted) throw new Error(`chat ${id} created in this transaction was not found`);
+      return [id, inserted[1]] as const;
     });
     const claimed = await claimHeldReply(db, reply.id, services.now());
     if (claimed) await answerReply(db, services, log, claimed);

@@ -31,6 +31,10 @@ declare module 'fastify' {
     /** What handlers receive as `services`; main.ts hands it to the job runner too. */
     services: AppServices;
   }
+  interface FastifyRequest {
+    /** Set once the body parser has finished: an error before that is about the body. */
+    bodyRead: boolean;
+  }
 }
 
 export interface AppOptions {
@@ -107,6 +111,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     attachFieldsToBody: true,
     limits: { fileSize: config.uploadLimitBytes, files: 20 },
   });
+  // After the multipart plugin's own preValidation hook, which reads the form.
+  app.decorateRequest('bodyRead', false);
+  app.addHook('preValidation', async (request) => {
+    request.bodyRead = true;
+  });
   const rateLimits = await setupRateLimits(app, config);
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
@@ -115,6 +124,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     const known = knownFrameworkError(error, config.uploadLimitBytes);
     if (known) return reply.code(known.status).send(errorBody(known.message));
+    // The multipart parser (busboy) throws plain errors for a missing boundary or a truncated form.
+    if (!request.bodyRead && request.isMultipart()) return reply.code(400).send(errorBody('The request body could not be parsed.'));
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send(errorBody('Server error. Please try again later.', undefined, request.id));
   });

@@ -75,7 +75,13 @@ export class Contract {
       { method: parts.method.toLowerCase(), path: parts.path, headers: parts.headers as Record<string, string>, query: query as Record<string, string>, body: parts.body },
       operation,
     );
-    const errors = [...(result.errors ?? []), ...nulCharacterErrors(parts.body, '/requestBody'), ...nulCharacterErrors(query, '/query')];
+    const params = (result.coerced as { params?: unknown } | undefined)?.params;
+    const errors = [
+      ...(result.errors ?? []),
+      ...nulCharacterErrors(parts.body, '/requestBody'),
+      ...nulCharacterErrors(query, '/query'),
+      ...nulCharacterErrors(params, '/path'), // `/configurations/%00`: names no record (404)
+    ];
     if (errors.length === 0) {
       const coerced: { params?: unknown; query?: unknown } = result.coerced ?? {};
       return { ok: true, params: (coerced.params ?? {}) as Record<string, unknown>, query: (coerced.query ?? {}) as Record<string, unknown> };
@@ -153,9 +159,9 @@ function nullableForAjv(node: unknown): unknown {
 }
 
 /**
- * Every integer without a maximum gets 2^53 − 1 (spec/README.md: integers are JSON-safe), so a
- * huge id is refused by validation (404 in a path, 422 in a body) instead of overflowing
- * `bigint` in SQL.
+ * Every integer without a maximum gets 2^53 − 1, and without a minimum −(2^53 − 1)
+ * (spec/README.md: integers are JSON-safe), so a huge id is refused by validation (404 in a
+ * path, 422 in a body) instead of overflowing `bigint` in SQL.
  */
 function safeIntegers(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(safeIntegers);
@@ -163,21 +169,30 @@ function safeIntegers(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) out[key] = safeIntegers(value);
   if (out.type === 'integer' && out.maximum === undefined) out.maximum = Number.MAX_SAFE_INTEGER;
+  if (out.type === 'integer' && out.minimum === undefined && out.exclusiveMinimum === undefined) out.minimum = -Number.MAX_SAFE_INTEGER;
   return out;
 }
 
 /**
  * PostgreSQL text cannot hold U+0000, so a string carrying it is refused here (422 on its
  * field) rather than failing in SQL. Shaped like ajv's errors so they are keyed the same way.
+ * Walked with a stack, not recursion: a body nested thousands deep must not overflow it.
  */
-function nulCharacterErrors(value: unknown, instancePath: string): ErrorObject[] {
-  if (typeof value === 'string') {
-    return value.includes('\u0000')
-      ? [{ keyword: 'nulCharacter', instancePath, schemaPath: '', params: {}, message: 'may not contain NUL characters' }]
-      : [];
+function nulCharacterErrors(root: unknown, rootPath: string): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  const pending: Array<[unknown, string]> = [[root, rootPath]];
+  while (pending.length > 0) {
+    const [value, instancePath] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) errors.push({ keyword: 'nulCharacter', instancePath, schemaPath: '', params: {}, message: 'may not contain NUL characters' });
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        pending.push([item, `${instancePath}/${key}`]);
+        if (key.includes('\u0000')) pending.push([key, `${instancePath}/${key}`]); // a key is stored too (jsonb)
+      }
+    }
   }
-  if (!value || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, item]) => nulCharacterErrors(item, `${instancePath}/${key}`));
+  return errors.reverse();
 }
 
 // ---- ajv errors → field-keyed messages ------------------------------------------------
@@ -195,16 +210,18 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 function fieldErrors(errors: ErrorObject[]): FieldErrors {
-  const out: FieldErrors = {};
+  // A Map: a field may be named `constructor` or `__proto__`, which a plain object already has.
+  const byField = new Map<string, string[]>();
   for (const error of errors) {
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
     const field = fieldOf(error);
     const message = messageFor(field, error);
-    const list = (out[field] ??= []);
+    const list = byField.get(field) ?? [];
     if (!list.includes(message)) list.push(message);
+    byField.set(field, list);
   }
-  if (Object.keys(out).length === 0 && errors.length > 0) out.body = ['The request is invalid.'];
-  return out;
+  if (byField.size === 0 && errors.length > 0) byField.set('body', ['The request is invalid.']);
+  return Object.fromEntries(byField);
 }
 
 /** `/requestBody/targets/0/id` → `targets.0.id`; a missing property names itself. */

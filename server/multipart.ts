@@ -32,14 +32,14 @@ export type SchemaResolver = (schema: Schema | undefined) => Schema | undefined;
 
 /** Splits parsed multipart parts into a body typed by `schema` and the uploaded files. */
 export async function readMultipart(
-  parts: Record<string, Part | Part[]>,
+  parts: Record<string, Part | Part[]> | undefined,
   schema: Schema | undefined,
   resolve: SchemaResolver,
 ): Promise<{ body: Record<string, unknown>; files: UploadedFiles }> {
   const body: Record<string, unknown> = {};
   const files: UploadedFiles = {};
   const properties = collectProperties(resolve(schema), resolve);
-  for (const [rawName, value] of Object.entries(parts)) {
+  for (const [rawName, value] of Object.entries(parts ?? {})) { // a form with no part at all is an empty body
     const name = rawName.endsWith('[]') ? rawName.slice(0, -2) : rawName;
     for (const part of Array.isArray(value) ? value : [value]) {
       if (part.type === 'file') {

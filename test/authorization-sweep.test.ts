@@ -5,22 +5,13 @@
 // test for it: an operation whose parameter this file cannot fill fails the sweep.
 // Also every way a token can be wrong: none, malformed, tampered, expired, logged out, deleted.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { SignJWT, decodeJwt } from 'jose';
 import { sql } from 'kysely';
 import t from 'tap';
+import { analyzeImportJob } from '../jobs/analyze-import.js';
 import { startApp } from './helpers/harness.js';
+import { referenceFields, resolve, spec, type ReferenceField, type Schema } from './helpers/spec-walk.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';
-
-type Schema = Record<string, any>;
-const spec = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'generated', 'openapi.json'), 'utf8'));
-
-function resolve(schema: Schema | undefined): Schema {
-  let current = schema ?? {};
-  while (current.$ref) current = current.$ref.split('/').slice(1).reduce((node: any, key: string) => node[key], spec);
-  return current;
-}
 
 /** A small instance of `schema`: required properties only, from examples, enums and types. */
 function sample(schema: Schema | undefined, depth = 0): unknown {
@@ -68,7 +59,8 @@ const group = await post('/api/v1/groups', { name: 'Mine' });
 const party = await post('/api/v1/parties', { name: 'Mine' });
 const category = await post('/api/v1/categories', { name: 'Mine', type: 'expense' });
 await post('/api/v1/configurations', { key: 'theme', type: 'string', value: 'dark' });
-const expense = await post('/api/v1/transactions', { type: 'expense', amount: 5, wallet_id: wallet.id, categories: [category.id], party_id: party.id, group_id: group.id });
+const expenseClientId = `${randomUUID()}:${randomUUID()}`;
+const expense = await post('/api/v1/transactions', { type: 'expense', amount: 5, wallet_id: wallet.id, categories: [category.id], party_id: party.id, group_id: group.id, client_id: expenseClientId });
 const income = await post('/api/v1/transactions', { type: 'income', amount: 3, wallet_id: wallet.id });
 await post(`/api/v1/transactions/${income.id}/refund`, { original_transaction_id: expense.id });
 const transfer = await post('/api/v1/transfer', { amount: 4, from_wallet_id: wallet.id, to_wallet_id: savings.id });
@@ -92,9 +84,14 @@ const fileImport = await api.db
   .values({ user_id: A, name: 'a.csv', file_type: 'csv' })
   .returning('id')
   .executeTakeFirstOrThrow();
+const aFailed = await api.db
+  .insertInto('failed_imports')
+  .values({ user_id: A, file_import_id: fileImport.id, row_number: 2, amount: '1', type: 'expense', date: '2026-01-05', reason: 'Wallet not found' })
+  .returning('id')
+  .executeTakeFirstOrThrow();
 const session = await api.db
   .insertInto('import_sessions')
-  .values({ user_id: A, file_name: 'a.csv', file_type: 'csv' })
+  .values({ user_id: A, file_name: 'a.csv', file_type: 'csv', status: 'ready' }) // ready: the analysis job below leaves it alone
   .returning('id')
   .executeTakeFirstOrThrow();
 const message = await api.db
@@ -137,7 +134,7 @@ const bodies: Record<string, { body?: unknown; payload?: Buffer; headers?: Recor
   uploadChatMessageFiles: upload,
 };
 
-/** Everything A owns, as text: compared before and after the sweep. */
+/** Everything a user owns, as text: compared before and after a sweep. */
 async function snapshotOf(userId: number): Promise<string> {
   const tables = await sql<{ table_name: string }>`
     select c.table_name from information_schema.columns c join information_schema.tables t using (table_schema, table_name)
@@ -215,4 +212,185 @@ t.test('every wrong token is 401, on a protected route of each method', async (t
       t.equal(res.status, 401, `${label}: ${method} ${url}`);
     }
   }
+});
+
+// ---- references in bodies and queries ----------------------------------------------------------
+
+/** B's own records: the rest of each request is valid for B, so only the swept reference can fail. */
+const ownPost = async (url: string, body: unknown, extra: { payload?: Buffer; headers?: Record<string, string> } = {}) => {
+  const res = await api.request('POST', url, { token: intruder.token, body, ...extra });
+  if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+};
+const B = intruder.user.id as number;
+const own = {
+  wallet: (await ownPost('/api/v1/wallets', { name: 'Theirs', type: 'cash', currency: 'EUR', balance: 100 })).id as number,
+  wallet2: (await ownPost('/api/v1/wallets', { name: 'Theirs 2', type: 'cash', currency: 'EUR', balance: 0 })).id as number,
+  budget: (await ownPost('/api/v1/budgets', { name: 'Theirs', amount: 10, currency: 'EUR', period_type: 'monthly', start_date: '2026-01-01' })).id as number,
+  income: (await ownPost('/api/v1/transactions', { type: 'income', amount: 2, wallet_id: (await api.db.selectFrom('wallets').select('id').where('user_id', '=', B).executeTakeFirstOrThrow()).id })).id as number,
+};
+const ownExpense = await ownPost('/api/v1/transactions', { type: 'expense', amount: 1, wallet_id: own.wallet });
+const ownTransfer = await ownPost('/api/v1/transfer', { amount: 1, from_wallet_id: own.wallet, to_wallet_id: own.wallet2 });
+const csv = multipart([], [{ field: 'file', filename: 's.csv', contentType: 'text/csv', data: Buffer.from('date,amount,description\n2026-01-05,-12.50,Coffee\n') }]);
+const ownSession = await ownPost('/api/v1/import/analyze', undefined, csv);
+// Analysed as the queue would, so import confirm reaches its checks of the accepted rows.
+await analyzeImportJob.run({ db: api.db, services: api.app.services, log: api.app.log }, { sessionId: ownSession.id });
+const ownImport = await api.db.insertInto('file_imports').values({ user_id: B, name: 'b.csv', file_type: 'csv', status: 'completed' }).returning('id').executeTakeFirstOrThrow();
+const ownFailed = await api.db
+  .insertInto('failed_imports')
+  .values({ user_id: B, file_import_id: ownImport.id, row_number: 2, amount: '1', type: 'expense', date: '2026-01-05', reason: 'Wallet not found' })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const ownChat = await api.db.insertInto('chat_sessions').values({ user_id: B, title: 'Theirs' }).returning('id').executeTakeFirstOrThrow();
+const ownMessage = await api.db
+  .insertInto('chat_messages')
+  .values({ user_id: B, chat_session_id: ownChat.id, role: 'assistant', status: 'completed', content: 'Theirs' })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const ownAction = (action_type: 'transaction.create' | 'transfer.create', payload: object) =>
+  api.db
+    .insertInto('agent_actions')
+    .values({ user_id: B, chat_session_id: ownChat.id, chat_message_id: ownMessage.id, action_type, summary: 'Theirs', idempotency_key: randomUUID(), payload: JSON.stringify(payload) })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+const transactionAction = await ownAction('transaction.create', { type: 'expense', amount: 1, wallet_id: own.wallet });
+const transferAction = await ownAction('transfer.create', { amount: 1, from_wallet_id: own.wallet, to_wallet_id: own.wallet2 });
+
+/** A's record of each kind a reference field can name (budget targets by their `type`). */
+const othersRecord: Record<string, number | string> = {
+  wallet: wallet.id,
+  party: party.id,
+  group: group.id,
+  category: category.id,
+  budget: budget.id,
+  expense: expense.id,
+  'expense-client-id': expenseClientId,
+  'import-session': session.id,
+  'failed-import-row': aFailed.id,
+  user: A,
+};
+const MISSING_ID = 2_000_000_000;
+const missingRecord = (kind: string) => (kind === 'expense-client-id' ? `${randomUUID()}:${randomUUID()}` : MISSING_ID);
+
+interface SweepRequest {
+  method: string;
+  url: string;
+  query: Record<string, string>;
+  body?: unknown;
+  /** Multipart fields instead of a JSON body. */
+  form?: Array<[string, string]>;
+}
+
+/** A request of `operationId` valid for B apart from the field swept; a new operation falls back to the spec's sample. */
+function baseRequest(op: { operationId: string; method: string; path: string }, field: string): SweepRequest {
+  const url = (params: Record<string, number>) => `/api${op.path.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]))}`;
+  const later = new Date(Date.now() + 86_400_000).toISOString();
+  switch (op.operationId) {
+    case 'createTransaction':
+      return { method: 'POST', url: url({}), query: {}, body: { type: 'expense', amount: 1, wallet_id: own.wallet } };
+    case 'updateTransaction':
+      return { method: 'PUT', url: url({ id: ownExpense.id }), query: { type: 'expense' }, body: { amount: 1, updated_at: later } };
+    case 'markTransactionRefund':
+      return { method: 'POST', url: url({ id: own.income }), query: {}, body: {} };
+    case 'createTransfer':
+    case 'createTransferAlias':
+      return { method: 'POST', url: url({}), query: {}, body: { amount: 1, from_wallet_id: own.wallet, to_wallet_id: own.wallet2 } };
+    case 'updateTransfer':
+      return { method: 'PUT', url: url({ id: ownTransfer.id }), query: {}, body: { amount: 1, from_wallet_id: own.wallet, to_wallet_id: own.wallet2 } };
+    case 'createBudget':
+      return { method: 'POST', url: url({}), query: {}, body: { name: `Swept ${randomUUID()}`, amount: 10, currency: 'EUR', period_type: 'monthly', start_date: '2026-01-01' } };
+    case 'updateBudget':
+      return { method: 'PUT', url: url({ id: own.budget }), query: {}, body: {} };
+    case 'fixFailedImports':
+      // A transfer row, so that `pair_id` is read.
+      return { method: 'PUT', url: url({ id: ownImport.id }), query: {}, body: [{ id: ownFailed.id, amount: 1, type: 'transfer', date: '2026-01-05', wallet: 'Theirs', to_wallet: 'Theirs 2' }] };
+    case 'confirmImport':
+      return { method: 'POST', url: url({}), query: {}, body: { session_id: ownSession.id, accepted: [{ index: 0 }] } };
+    case 'confirmAgentAction':
+      return { method: 'POST', url: url({ chat: ownChat.id, action: /from_|to_/.test(field) ? transferAction.id : transactionAction.id }), query: {}, body: { overrides: {} } };
+  }
+  const json = spec.paths[op.path]?.[op.method.toLowerCase()]?.requestBody?.content?.['application/json'];
+  return { method: op.method, url: url({}), query: {}, body: json ? sample(json.schema) : undefined };
+}
+
+/** `request` with `field` naming `value` (for a budget target, of kind `targetType`). */
+function withReference(request: SweepRequest, reference: ReferenceField, value: number | string, targetType?: string): SweepRequest {
+  const out: SweepRequest = { ...request, query: { ...request.query }, body: structuredClone(request.body) };
+  const list = reference.kind === 'category' && /categories|_ids$/.test(reference.field);
+  if (reference.location === 'query') {
+    out.query[reference.field] = String(value);
+    return out;
+  }
+  if (reference.mediaType === 'multipart/form-data') {
+    const fields = Object.entries((out.body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)] as [string, string]);
+    out.form = [...fields, [reference.field.endsWith('[]') ? reference.field : reference.field, String(value)]];
+    out.body = undefined;
+    return out;
+  }
+  const segments = reference.field.split('.');
+  if (reference.field === 'targets[].id') (out.body as any).targets = [{ type: targetType, id: value }];
+  else if (reference.field.startsWith('[].')) (out.body as any[])[0][reference.field.slice(3)] = value;
+  else if (reference.field.startsWith('accepted[].')) (out.body as any).accepted = [{ index: 0, [segments[1]!]: value }];
+  else if (segments.length === 2) ((out.body as any)[segments[0]!] ??= {})[segments[1]!] = list ? [value] : value;
+  else (out.body as any)[reference.field] = list || /_ids$/.test(reference.field) ? [value] : value;
+  return out;
+}
+
+async function sendAsIntruder(request: SweepRequest) {
+  const search = new URLSearchParams(request.query).toString();
+  const url = `${request.url}${search ? `?${search}` : ''}`;
+  if (request.form) {
+    const form = multipart(request.form);
+    return api.request(request.method, url, { token: intruder.token, payload: form.payload, headers: form.headers });
+  }
+  return api.request(request.method, url, { token: intruder.token, body: request.body });
+}
+
+/** What a client can tell apart: status, message, field errors, and the data of a success (the id it sent echoed as `<id>`). */
+function observable(res: { status: number; body: any }, sent: number | string) {
+  const { last_sync: _, ...data } = (res.body?.data ?? {}) as Record<string, unknown>;
+  const echoed = JSON.stringify(data).replace(new RegExp(`("(?:\\w+_)?id":)${sent}(?=[,}\\]])`, 'g'), '$1"<id>"');
+  return { status: res.status, message: res.body?.message, errors: res.body?.errors, data: res.status < 300 ? echoed : undefined };
+}
+
+const withoutTimes = (snapshot: string) => snapshot.replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"<time>"');
+
+t.test("a reference to another user's record in a body or query answers exactly like a missing one and writes nothing", async (t) => {
+  const references = referenceFields();
+  const unmapped = references.filter((r) => r.kind === undefined).map((r) => `${r.operationId} ${r.field}`);
+  t.same(unmapped, [], 'every id field of a request is mapped to the record it names (test/helpers/spec-walk.ts)');
+  const operationsById = new Map<string, { operationId: string; method: string; path: string }>();
+  for (const [template, item] of Object.entries<Record<string, Schema>>(spec.paths)) {
+    for (const [method, op] of Object.entries(item)) if (op.operationId) operationsById.set(op.operationId, { operationId: op.operationId, method: method.toUpperCase(), path: template });
+  }
+  const beforeA = await snapshotOf(A);
+  const beforeB = await snapshotOf(B);
+  let cases = 0;
+  const statuses = new Map<string, string[]>();
+  for (const reference of references.filter((r) => r.kind)) {
+    const op = operationsById.get(reference.operationId)!;
+    const base = baseRequest(op, reference.field);
+    for (const targetType of reference.kind === 'target' ? ['category', 'group', 'wallet'] : [undefined]) {
+      const kind = targetType ?? reference.kind!;
+      const label = `${reference.operationId} ${reference.location} ${reference.mediaType ?? ''} ${reference.field}${targetType ? ` (${targetType})` : ''}`;
+      // The missing id first: what it writes (a failed fix records its reason on B's row) is
+      // what A's id may write, and nothing more.
+      const missingValue = missingRecord(kind);
+      const missing = observable(await sendAsIntruder(withReference(base, reference, missingValue, targetType)), missingValue);
+      const afterMissing = await snapshotOf(B);
+      const others = observable(await sendAsIntruder(withReference(base, reference, othersRecord[kind]!, targetType)), othersRecord[kind]!);
+      cases++;
+      statuses.set(`${others.status}`, [...(statuses.get(`${others.status}`) ?? []), label.replace(/ +/g, ' ')]);
+      t.same(others, missing, `${label}: A's ${kind} is indistinguishable from a missing one (${others.status} ${others.message})`);
+      t.equal(withoutTimes(await snapshotOf(B)), withoutTimes(afterMissing), `${label}: nothing written for B beyond what a missing id writes`);
+      t.notMatch(JSON.stringify(others), /"Mine"/, `${label}: none of A's data in the answer`);
+      // A refusal is about the swept field (or the admin role), not another part of the request.
+      const name = reference.field.split(/[.[\]]+/).filter(Boolean).pop()!;
+      if (others.status === 422) t.ok(Object.keys(others.errors ?? {}).some((key) => key.includes(name)), `${label}: 422 names the field: ${JSON.stringify(others.errors)}`);
+    }
+  }
+  for (const [status, labels] of statuses) t.comment(`${status}: ${labels.join('; ')}`);
+  t.ok(cases >= 40, `${cases} body and query references swept`);
+  t.equal(await snapshotOf(A), beforeA, "A's rows are exactly as they were");
+  t.equal(withoutTimes(await snapshotOf(B)).replace(/"reason":"[^"]*"/g, ''), withoutTimes(beforeB).replace(/"reason":"[^"]*"/g, ''), "B's rows are as they were, but for the reasons recorded on failed fixes");
 });
