@@ -329,6 +329,7 @@ function withReference(request: SweepRequest, reference: ReferenceField, value: 
   }
   const segments = reference.field.split('.');
   if (reference.field === 'targets[].id') (out.body as any).targets = [{ type: targetType, id: value }];
+  else if (reference.field === 'owner.id') (out.body as any).owner = { type: 'user', id: value };
   else if (reference.field.startsWith('[].')) (out.body as any[])[0][reference.field.slice(3)] = value;
   else if (reference.field.startsWith('accepted[].')) (out.body as any).accepted = [{ index: 0, [segments[1]!]: value }];
   else if (segments.length === 2) ((out.body as any)[segments[0]!] ??= {})[segments[1]!] = list ? [value] : value;

@@ -100,6 +100,7 @@ const KIND_BY_NAME: Record<string, ReferenceKind> = {
 /** Reference fields whose name alone is ambiguous (`id`), by their full field path. */
 const KIND_BY_PATH: Record<string, ReferenceKind> = {
   'targets[].id': 'target',
+  'owner.id': 'user',
   '[].id': 'failed-import-row',
 };
 
