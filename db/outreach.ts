@@ -105,7 +105,9 @@ export async function recordCampaign(
       trx
         .selectFrom('users')
         .select([sql.lit(id).as('outreach_id'), 'users.id', 'users.email', sql`${campaign.now}::timestamptz`.as('c'), sql`${campaign.now}::timestamptz`.as('u')])
-        .where(audienceFilter(choice)),
+        .where(audienceFilter(choice))
+        // an account closed while the campaign is written is skipped, not a foreign-key failure (found by the fuzzer)
+        .forKeyShare(),
     )
     .executeTakeFirst();
   const recipients = Number(sends.numInsertedOrUpdatedRows ?? 0);

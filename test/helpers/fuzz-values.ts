@@ -53,6 +53,10 @@ const PATTERNS: Record<string, (rng: Rng) => string> = {
   '^[a-z]{3}$': (rng) => rng.pick(['eur', 'usd']),
   '^[A-Za-z0-9._~-]+$': (rng) => rng.pick(['bitcoin', 'ethereum', 'a.b~c-d']),
   '^[a-z0-9][a-z0-9_-]*$': (rng) => rng.pick(['theme', 'default-wallet', `fuzz-${rng.int(1, 50)}`]),
+  '^[A-Za-z]{2,10}$': (rng) => rng.pick(['fr', 'CM', 'global', 'US']),
+  // base64 file contents, bare or as a data: URL (a 1-pixel GIF and a tiny PDF)
+  '^(data:[-\\w.+/]+;base64,)?[A-Za-z0-9+/\\s]+={0,2}$': (rng) =>
+    rng.pick(['R0lGODlhAQABAAAAACw=', 'data:image/gif;base64,R0lGODlhAQABAAAAACw=', 'data:application/pdf;base64,JVBERi0xLjQK']),
 };
 export const unknownPatterns = new Set<string>();
 
