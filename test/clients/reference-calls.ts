@@ -2,13 +2,19 @@
 // web, §4.2 mobile), so a call added there shows up in the suite's coverage report.
 // A row's cells may name several methods (`POST / PUT`) or paths (`/parties`, `/parties/{id}`);
 // `{entity}` and "as in §3.6" rows are expanded from the entities of §3.6.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export type Client = 'web' | 'mobile';
 
 /** The reference documents beside the project (shared/ at `../shared`, see shared/README.md). */
 export const CLIENTS_MD = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'reference', 'clients.md');
+/**
+ * The calls as last read from clients.md, for a checkout without shared/ beside it. Where
+ * clients.md is present it is read and reference-calls.test.ts requires this copy to match it;
+ * refresh it with `npx tsx test/clients/reference-calls.ts`.
+ */
+export const CALLS_SNAPSHOT = path.join(import.meta.dirname, 'reference-calls.json');
 
 /** `GET /wallets/{id}`: method, one space, the path with a leading slash and `{param}` placeholders named `{}`. */
 export function callKey(method: string, rawPath: string): string {
@@ -54,6 +60,12 @@ function mobileWrites(markdown: string): string[] {
   return keys;
 }
 
+/** Every call of one client's endpoint table, from clients.md when it is beside the project, else from the snapshot. */
+export function clientCalls(client: Client): string[] {
+  if (existsSync(CLIENTS_MD)) return referenceCalls(client);
+  return (JSON.parse(readFileSync(CALLS_SNAPSHOT, 'utf8')) as Record<Client, string[]>)[client];
+}
+
 /** Every call of one client's endpoint table, as call keys, without duplicates, in document order. */
 export function referenceCalls(client: Client, markdown = readFileSync(CLIENTS_MD, 'utf8')): string[] {
   const table = section(markdown, client === 'web' ? '### 4.1 Web UI endpoints' : '### 4.2 Mobile endpoints');
@@ -82,4 +94,10 @@ function expandPath(raw: string): string[] {
   const alternatives = raw.match(/\{([a-z]+(?:\\?\|[a-z]+)+)\}/);
   if (alternatives) return alternatives[1].split(/\\?\|/).map((value) => raw.replace(alternatives[0], value));
   return [raw];
+}
+
+// `npx tsx test/clients/reference-calls.ts` writes the snapshot from clients.md.
+if (process.argv[1] === import.meta.filename) {
+  const calls = { web: referenceCalls('web'), mobile: referenceCalls('mobile') };
+  writeFileSync(CALLS_SNAPSHOT, `${JSON.stringify(calls, null, 2)}\n`);
 }
