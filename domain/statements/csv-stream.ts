@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { CsvReadError, projectLayoutOf, projectRow, recordStartLine, type CsvRow, type ProjectLayout } from '../import-rows.js';
-import { BankCsvSurvey, bankRowDraft, detectDelimiter, type BankCsvPlan, type CsvDelimiter } from './csv-statement.js';
+import { BankCsvSurvey, bankRowDraft, detectDelimiter, type BankCsvPlan, type CsvDelimiter, type CsvReadingOverride } from './csv-statement.js';
 import type { SuggestionDraft } from './suggestions.js';
 import { encodingOf, looksBinary, type TextEncoding } from './text-encoding.js';
 
@@ -83,10 +83,11 @@ export type CsvLayout = ({ kind: 'bank'; plan: BankCsvPlan } | { kind: 'project'
  * One pass over the file deciding its layout, as a legacy import reads it: the project's own
  * layout when its type column holds the project's types (income, expense, ±transfer) or the
  * bank reader says so (a wallet column, positional typed rows) or cannot find a date and an
- * amount; a bank export otherwise. `rows` are the data rows after the header.
+ * amount; a bank export otherwise. `rows` are the data rows after the header. `override`
+ * corrects a bank export's reading (an import session's mapping).
  */
-export async function surveyCsvFile(file: CsvFile): Promise<CsvLayout> {
-  const survey = new BankCsvSurvey();
+export async function surveyCsvFile(file: CsvFile, override?: CsvReadingOverride): Promise<CsvLayout> {
+  const survey = new BankCsvSurvey(override);
   let bankError: unknown;
   let project: ProjectLayout | undefined;
   let records = 0;
