@@ -35,8 +35,11 @@ export const confirmImportJob: JobDefinition<{ sessionId?: number }> = {
   },
 };
 
-/** Batch after batch until the run is done or another worker holds the session. */
-export async function runConfirm(ctx: JobContext, sessionId: number): Promise<void> {
+/**
+ * Batch after batch until the run is done or another worker holds the session (`batches`
+ * stops it earlier, as a worker that dies between two commits would: tests use it).
+ */
+export async function runConfirm(ctx: JobContext, sessionId: number, options: { batches?: number } = {}): Promise<void> {
   const { db, services, log } = ctx;
   const head = await db.selectFrom('import_sessions').select('user_id').where('id', '=', sessionId).executeTakeFirst();
   if (!head) return;
@@ -46,7 +49,7 @@ export async function runConfirm(ctx: JobContext, sessionId: number): Promise<vo
     services,
     log,
     async (alert) => {
-      for (;;) {
+      for (let batches = 1; ; batches++) {
         const step = await db.transaction().execute(async (trx) => {
           const locked = await lockConfirmRun(trx, sessionId);
           if (!locked) return undefined;
@@ -71,12 +74,12 @@ export async function runConfirm(ctx: JobContext, sessionId: number): Promise<vo
           await saveConfirmRun(trx, sessionId, next, now);
           return next;
         });
-        if (!step || step.state === 'done') return step;
+        if (!step || step.state === 'done' || batches === options.batches) return step;
       }
     },
     { db, userId },
   );
-  if (finished && finished.created_count > 0) {
+  if (finished?.state === 'done' && finished.created_count > 0) {
     // the statement's closing balances compared, the CSV mapping remembered (as a small confirm does)
     const session = await findSession(db, userId, sessionId);
     if (session) await afterConfirm(db, session, services.now());
