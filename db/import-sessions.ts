@@ -298,26 +298,47 @@ export async function recordsOf(db: Kysely<Database>, userId: number): Promise<U
   return { wallets, parties, categories };
 }
 
-/** The user's live transactions on the days from..to (in `timeZone`), with their local day. */
-export async function transactionsOnDays(db: Kysely<Database>, userId: number, from: string, to: string, timeZone: string): Promise<ExistingTransaction[]> {
-  const rows = await db
-    .selectFrom('transactions')
-    .select(['id', 'wallet_id', 'type', 'amount', 'description', 'datetime'])
-    .where('user_id', '=', userId)
-    .where('deleted_at', 'is', null)
-    .where('datetime', '>=', startOfDay(from, timeZone))
-    .where('datetime', '<', startOfNextDay(to, timeZone))
-    .orderBy('datetime')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    walletId: row.wallet_id,
-    type: row.type,
-    amount: row.amount,
-    description: row.description,
-    date: dayIn(row.datetime, timeZone),
-  }));
+/**
+ * Per draft (by position), the user's live transactions of the same amount within `nearDays`
+ * days of its date (in `timeZone`), in time order: the only ones it can repeat. One query for
+ * all the drafts (a batch of a streamed analysis), answered by the amount index (migration 020).
+ */
+export async function duplicateCandidates(
+  db: Kysely<Database>,
+  userId: number,
+  drafts: Array<{ amount: string | null; date: string | null }>,
+  nearDays: number,
+  timeZone: string,
+): Promise<ExistingTransaction[][]> {
+  const found: ExistingTransaction[][] = drafts.map(() => []);
+  const days = new Map<string, { from: Date; to: Date }>();
+  const positions: number[] = [];
+  const amounts: string[] = [];
+  const froms: Date[] = [];
+  const tos: Date[] = [];
+  drafts.forEach((draft, at) => {
+    if (draft.amount === null || draft.date === null || !/^\d{4}-\d{2}-\d{2}$/.test(draft.date)) return;
+    let window = days.get(draft.date);
+    if (!window) {
+      const shift = (by: number) => new Date(Date.parse(`${draft.date}T00:00:00Z`) + by * 86_400_000).toISOString().slice(0, 10);
+      days.set(draft.date, (window = { from: startOfDay(shift(-nearDays), timeZone), to: startOfNextDay(shift(nearDays), timeZone) }));
+    }
+    positions.push(at);
+    amounts.push(draft.amount);
+    froms.push(window.from);
+    tos.push(window.to);
+  });
+  if (positions.length === 0) return found;
+  const rows = await sql<{ at: number; id: number; wallet_id: number; type: 'income' | 'expense'; amount: string; description: string | null; datetime: Date }>`
+    select d.at, t.id, t.wallet_id, t.type, t.amount, t.description, t.datetime
+      from unnest(${positions}::int[], ${amounts}::numeric[], ${froms}::timestamptz[], ${tos}::timestamptz[]) as d(at, amount, from_at, to_at)
+      join transactions t
+        on t.user_id = ${userId} and t.deleted_at is null and t.amount = d.amount and t.datetime >= d.from_at and t.datetime < d.to_at
+     order by d.at, t.datetime, t.id`.execute(db);
+  for (const row of rows.rows) {
+    found[row.at].push({ id: row.id, walletId: row.wallet_id, type: row.type, amount: row.amount, description: row.description, date: dayIn(row.datetime, timeZone) });
+  }
+  return found;
 }
 
 // ---- confirm --------------------------------------------------------------------------------

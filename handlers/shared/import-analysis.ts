@@ -6,12 +6,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import { userTimeZoneOrUtc } from '../../db/budget-spending.js';
 import { rememberedMapping } from '../../db/import-mappings.js';
-import { clearSuggestions, insertSuggestions, markSessionReady, recordsOf, transactionsOnDays, type CheckedSuggestion, type ImportSessionRow } from '../../db/import-sessions.js';
+import { clearSuggestions, duplicateCandidates, insertSuggestions, markSessionReady, recordsOf, type CheckedSuggestion, type ImportSessionRow } from '../../db/import-sessions.js';
 import type { Database, JsonObject } from '../../db/schema.js';
 import { CsvReadError } from '../../domain/import-rows.js';
 import { readBankCsv, type BankCsvPlan, type CsvReadingOverride } from '../../domain/statements/csv-statement.js';
 import { csvDataRows, openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../../domain/statements/csv-stream.js';
-import { duplicateWindow, findDuplicate, matchRecords, type MatchedDraft, type UserRecords } from '../../domain/statements/matching.js';
+import { findDuplicate, matchRecords, NEAR_DAYS, type MatchedDraft, type UserRecords } from '../../domain/statements/matching.js';
 import { draftsFromCsv, type SuggestionDraft } from '../../domain/statements/suggestions.js';
 import { decodeStatementText, looksBinary } from '../../domain/statements/text-encoding.js';
 
@@ -44,11 +44,11 @@ export async function checkedSuggestions(db: Kysely<Database>, userId: number, d
 }
 
 export async function withDuplicates(db: Kysely<Database>, userId: number, drafts: MatchedDraft[]): Promise<CheckedSuggestion[]> {
-  const window = duplicateWindow(drafts);
   const zone = await userTimeZoneOrUtc(db, userId);
-  const existing = window ? await transactionsOnDays(db, userId, window.from, window.to, zone) : [];
-  return drafts.map((draft) => {
-    const found = findDuplicate(draft, existing);
+  // only transactions of the same amount within NEAR_DAYS can be repeated: SQL finds them for the whole batch
+  const candidates = await duplicateCandidates(db, userId, drafts, NEAR_DAYS, zone);
+  return drafts.map((draft, at) => {
+    const found = findDuplicate(draft, candidates[at]);
     return {
       ...draft,
       duplicate: found && {
