@@ -164,3 +164,22 @@ export async function* csvDataRows(file: CsvFile, layout: CsvLayout, from = 0): 
     else yield { kind: 'project', index: index - 1, row: projectRow(layout.layout, record, line) };
   }
 }
+
+/**
+ * The header signature of a bank export from its head alone (the first records), or null:
+ * enough to look up the user's remembered mapping before the one full survey.
+ */
+export async function headerSignatureOf(file: CsvFile): Promise<string | null> {
+  const survey = new BankCsvSurvey();
+  let records = 0;
+  try {
+    for await (const { record } of csvRecords(file, 1, false)) {
+      survey.add(record);
+      if (++records >= HEAD_RECORDS) break;
+    }
+    return survey.finish(file, file.delimiter)?.reading.header_signature ?? null;
+  } catch (error) {
+    if (error instanceof CsvReadError) return null;
+    throw error;
+  }
+}

@@ -10,7 +10,7 @@ import { clearSuggestions, duplicateCandidates, insertSuggestions, markSessionRe
 import type { Database, JsonObject } from '../../db/schema.js';
 import { CsvReadError } from '../../domain/import-rows.js';
 import { readBankCsv, type BankCsvPlan, type CsvReadingOverride } from '../../domain/statements/csv-statement.js';
-import { csvDataRows, openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../../domain/statements/csv-stream.js';
+import { csvDataRows, headerSignatureOf, openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../../domain/statements/csv-stream.js';
 import { findDuplicate, matchRecords, NEAR_DAYS, type MatchedDraft, type UserRecords } from '../../domain/statements/matching.js';
 import { draftsFromCsv, type SuggestionDraft } from '../../domain/statements/suggestions.js';
 import { decodeStatementText, looksBinary } from '../../domain/statements/text-encoding.js';
@@ -81,15 +81,14 @@ export interface SurveyedCsv {
  */
 export async function surveyBankUpload(db: Kysely<Database>, userId: number, data: Uint8Array, override?: CsvReadingOverride): Promise<SurveyedCsv | undefined> {
   const file = openCsvFile(data);
-  let layout = await surveyCsvFile(file, override);
-  if (layout.kind !== 'bank') return undefined;
-  const signature = layout.plan.reading.header_signature;
-  if (!override && signature) {
-    const remembered = await rememberedMapping(db, userId, signature);
-    if (remembered) layout = await surveyCsvFile(file, remembered);
-    if (layout.kind !== 'bank') return undefined;
+  let reading = override;
+  if (!reading) {
+    // the head names the header: the remembered mapping is known before the one full pass
+    const signature = await headerSignatureOf(file);
+    reading = (signature && (await rememberedMapping(db, userId, signature))) || undefined;
   }
-  return { file, layout, plan: layout.plan };
+  const layout = await surveyCsvFile(file, reading);
+  return layout.kind === 'bank' ? { file, layout, plan: layout.plan } : undefined;
 }
 
 /** The file's transaction rows as checked suggestions, ANALYSIS_BATCH at a time (`db` answers the duplicate look-ups). */
