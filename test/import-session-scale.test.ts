@@ -164,8 +164,11 @@ t.test('a second whole confirm of the session imports nothing again', async (t) 
   t.equal(await transactionCount(), before, 'no transaction twice');
 });
 
-t.test('without accept_all, accepted is required', async (t) => {
+t.test('without accept_all, accepted is required; a bad range is 422', async (t) => {
   const res = await confirm({ session_id: sessionId });
   t.equal(res.status, 422);
   t.match(res.body.errors, { accepted: ['The accepted field is required unless accept_all is true.'] });
+  const range = await get(sessionId, '?suggestions_limit=-1');
+  t.equal(range.status, 422);
+  t.ok(range.body.errors.suggestions_limit, 'on suggestions_limit');
 });
