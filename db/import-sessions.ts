@@ -267,8 +267,10 @@ export async function suggestionCounts(db: Kysely<Database>, sessionIds: number[
 
 /** The session locked for a re-read; false when it is no longer ready or some suggestion is imported. */
 export async function lockUnconfirmedSession(trx: Transaction<Database>, sessionId: number): Promise<boolean> {
-  const session = await trx.selectFrom('import_sessions').select('status').where('id', '=', sessionId).forUpdate().executeTakeFirst();
+  const session = await trx.selectFrom('import_sessions').select(['status', 'metadata']).where('id', '=', sessionId).forUpdate().executeTakeFirst();
   if (session?.status !== 'ready') return false;
+  // a whole-session confirm reads the suggestions in index order: they must not change under it
+  if ((session.metadata as { confirm?: { state?: string } } | null)?.confirm?.state === 'running') return false;
   const imported = await trx.selectFrom('import_suggestions').select('id').where('import_session_id', '=', sessionId).where('status', '=', 'confirmed').limit(1).executeTakeFirst();
   return imported === undefined;
 }

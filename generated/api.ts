@@ -8389,7 +8389,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid input, nothing imported: schema errors, an index repeated in `accepted`, a `wallet_id`/`party_id`/`category_id` that is not the caller's ("The selected wallet is invalid."), or an item without wallet while `auto_create_wallets` is false (on `accepted.<n>.wallet_id`). */
+            /** @description Invalid input, nothing imported: schema errors, `accepted` missing without `accept_all`, an item naming no suggestion with `accept_all`, an index repeated in `accepted`, a `wallet_id`/`party_id`/`category_id` that is not the caller's ("The selected wallet is invalid."), or an item without wallet while `auto_create_wallets` is false (on `accepted.<n>.wallet_id`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8507,7 +8507,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description The session is not a bank CSV that can be read again: not `ready`, not a CSV with a reading, or some of its suggestions are already imported. */
+            /** @description The session is not a bank CSV that can be read again: not `ready`, not a CSV with a reading, some of its suggestions are already imported, or a whole-session confirm (`accept_all`) of it is running. */
             409: {
                 headers: {
                     [name: string]: unknown;

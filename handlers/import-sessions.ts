@@ -6,7 +6,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
-import { startConfirmRun, type ConfirmRun } from '../db/import-confirm-runs.js';
+import { confirmRunOf, startConfirmRun, type ConfirmRun } from '../db/import-confirm-runs.js';
 import {
   deleteSession,
   findSession,
@@ -170,7 +170,11 @@ export const importSessionHandlers = {
     if (session.status !== 'ready' && session.status !== 'confirmed') throw conflict('This import session is still being analysed.');
     const suggestions = await suggestionsAt(db, session.id, (body.accepted ?? []).map((item) => item.index));
     await checkConfirmRequest(db, user.id, body, suggestions);
-    if (body.accept_all) return startWholeConfirm({ db, user, body, services });
+    if (body.accept_all) {
+      const unknown = (body.accepted ?? []).flatMap((item, n) => (suggestions.has(item.index) ? [] : [n]));
+      if (unknown.length > 0) throw validationFailed(Object.fromEntries(unknown.map((n) => [`accepted.${n}.index`, ['No suggestion of this session has this index.']])));
+      return startWholeConfirm({ db, user, body, services });
+    }
     if (!body.accepted) throw invalidField('accepted', 'The accepted field is required unless accept_all is true.');
     const accepted = body.accepted;
 
@@ -208,6 +212,7 @@ export const importSessionHandlers = {
     if (!session) throw notFound(SESSION);
     const reading = csvReadingOf(session);
     if (session.status !== 'ready' || !reading || session.file_id === null) throw conflict('Only a ready bank CSV session can be read again.');
+    if (confirmRunOf(session)?.state === 'running') throw conflict('A confirm of this import session is running: its file cannot be read again.');
     checkMappingChange(body, reading.columns.length);
     const path = await uploadPath(db, user.id, session.file_id);
     if (!path) throw conflict('The file of this session is no longer stored.');

@@ -103,6 +103,9 @@ t.test('confirmed as a whole by the job, batch by batch: every row once, duplica
   t.match(started.data.metadata.confirm, { state: 'running', total: ROWS, processed: 0, created_count: 0 });
   t.match([first, second].find((res) => res.status === 409)!.body, { message: 'A confirm of this import session is already running.' });
   t.equal(await transactionCount(), before, 'nothing written by the request');
+  const remap = await api.request('PUT', `/api/v1/import/sessions/${sessionId}/mapping`, { token: owner.token, body: { mapping: { description: 1 } } });
+  t.equal(remap.status, 409, 'the file is not read again under a running confirm');
+  t.match(remap.body, { message: 'A confirm of this import session is running: its file cannot be read again.' });
 
   // one batch committed, then the worker stops (as one killed between two batches would)
   await runConfirm(jobCtx, sessionId, { batches: 1 });
@@ -168,6 +171,9 @@ t.test('without accept_all, accepted is required; a bad range is 422', async (t)
   const res = await confirm({ session_id: sessionId });
   t.equal(res.status, 422);
   t.match(res.body.errors, { accepted: ['The accepted field is required unless accept_all is true.'] });
+  const unknown = await confirm({ session_id: sessionId, accept_all: true, accepted: [{ index: ROWS }] });
+  t.equal(unknown.status, 422);
+  t.match(unknown.body.errors, { 'accepted.0.index': ['No suggestion of this session has this index.'] }, 'an item naming no suggestion');
   const range = await get(sessionId, '?suggestions_limit=-1');
   t.equal(range.status, 422);
   t.ok(range.body.errors.suggestions_limit, 'on suggestions_limit');
