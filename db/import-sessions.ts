@@ -43,18 +43,30 @@ export function findSession(db: Kysely<Database>, userId: number, id: number): P
 }
 
 /** The suggestions of the sessions, by session id, in index order. */
-export async function suggestionsOf(db: Kysely<Database>, sessionIds: number[]): Promise<Map<number, ImportSuggestionRow[]>> {
+export async function suggestionsOf(db: Kysely<Database>, sessionIds: number[], range: { from?: number; limit?: number } = {}): Promise<Map<number, ImportSuggestionRow[]>> {
   const bySession = new Map<number, ImportSuggestionRow[]>(sessionIds.map((id) => [id, []]));
-  if (sessionIds.length === 0) return bySession;
-  const rows = await db
+  if (sessionIds.length === 0 || range.limit === 0) return bySession;
+  let query = db
     .selectFrom('import_suggestions')
     .selectAll()
     .where('import_session_id', 'in', sessionIds)
+    .where('suggestion_index', '>=', range.from ?? 0)
     .orderBy('import_session_id')
-    .orderBy('suggestion_index')
-    .execute();
+    .orderBy('suggestion_index');
+  // a range is asked of one session at a time
+  if (range.limit !== undefined) query = query.limit(range.limit);
+  const rows = await query.execute();
   for (const row of rows) bySession.get(row.import_session_id)?.push(row);
   return bySession;
+}
+
+/** The session's suggestions at these indexes (a confirm's items), by index. */
+export async function suggestionsAt(db: Kysely<Database>, sessionId: number, indexes: number[]): Promise<Map<number, ImportSuggestionRow>> {
+  // indexes are int4: a larger one names no suggestion (and must not reach a query)
+  const valid = [...new Set(indexes)].filter((index) => index <= 2_147_483_647);
+  if (valid.length === 0) return new Map();
+  const rows = await db.selectFrom('import_suggestions').selectAll().where('import_session_id', '=', sessionId).where('suggestion_index', 'in', valid).execute();
+  return new Map(rows.map((row) => [row.suggestion_index, row]));
 }
 
 /** A page of the user's sessions, newest first. */
@@ -165,14 +177,20 @@ export async function finishSession(db: Kysely<Database>, session: ImportSession
 /** The session's suggestions replaced by these, the session ready with its metadata (inside the caller's transaction). */
 export async function replaceSuggestions(trx: Transaction<Database>, session: ImportSessionRow, suggestions: CheckedSuggestion[], now: Date, details: JsonObject): Promise<void> {
   await trx.deleteFrom('import_suggestions').where('import_session_id', '=', session.id).execute();
-  for (let start = 0; start < suggestions.length; start += 500) {
+  await insertSuggestions(trx, session, suggestions, 0, now);
+  await markSessionReady(trx, session.id, now, details);
+}
+
+/** Suggestions stored from `firstIndex` on (a streamed analysis writes them a batch at a time). */
+export async function insertSuggestions(trx: Transaction<Database>, session: ImportSessionRow, suggestions: CheckedSuggestion[], firstIndex: number, now: Date): Promise<void> {
+  for (let start = 0; start < suggestions.length; start += 1000) {
     await trx
       .insertInto('import_suggestions')
       .values(
-        suggestions.slice(start, start + 500).map((s, offset) => ({
+        suggestions.slice(start, start + 1000).map((s, offset) => ({
           user_id: session.user_id,
           import_session_id: session.id,
-          suggestion_index: start + offset,
+          suggestion_index: firstIndex + start + offset,
           amount: s.amount,
           currency: s.currency,
           type: s.type,
@@ -198,18 +216,61 @@ export async function replaceSuggestions(trx: Transaction<Database>, session: Im
       )
       .execute();
   }
-  const duplicates = suggestions.filter((s) => s.duplicate !== null).length;
+}
+
+/** Drops what an interrupted analysis stored (a rerun starts again). */
+export async function clearSuggestions(trx: Transaction<Database>, sessionId: number): Promise<void> {
+  await trx.deleteFrom('import_suggestions').where('import_session_id', '=', sessionId).execute();
+}
+
+/** The session ready, its metadata the reading's details and the counts of its stored suggestions. */
+export async function markSessionReady(trx: Transaction<Database>, sessionId: number, now: Date, details: JsonObject): Promise<void> {
+  const counts = (await suggestionCounts(trx, [sessionId])).get(sessionId)!;
   await trx
     .updateTable('import_sessions')
-    .set({ status: 'ready', error: null, metadata: JSON.stringify({ ...details, total_suggestions: suggestions.length, duplicates_found: duplicates }), updated_at: now })
-    .where('id', '=', session.id)
+    .set({ status: 'ready', error: null, metadata: JSON.stringify({ ...details, total_suggestions: counts.total, duplicates_found: counts.duplicates }), updated_at: now })
+    .where('id', '=', sessionId)
     .execute();
+}
+
+/** The session locked while it is being checked; false when it was deleted or another worker finished it. */
+export async function lockCheckingSession(trx: Transaction<Database>, sessionId: number): Promise<boolean> {
+  const current = await trx.selectFrom('import_sessions').select('status').where('id', '=', sessionId).forUpdate().executeTakeFirst();
+  return current?.status === 'checking';
+}
+
+export interface SuggestionCounts {
+  total: number;
+  duplicates: number;
+  /** Turned into transactions by a confirm. */
+  imported: number;
+}
+
+/** Per session: its suggestions, those flagged as duplicates and those imported (counted in SQL: a session may hold 100,000). */
+export async function suggestionCounts(db: Kysely<Database>, sessionIds: number[]): Promise<Map<number, SuggestionCounts>> {
+  const counts = new Map<number, SuggestionCounts>(sessionIds.map((id) => [id, { total: 0, duplicates: 0, imported: 0 }]));
+  if (sessionIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('import_suggestions')
+    .select((eb) => [
+      'import_session_id',
+      eb.fn.countAll<string>().as('total'),
+      sql<string>`count(*) filter (where duplicate is not null)`.as('duplicates'),
+      sql<string>`count(*) filter (where status = 'confirmed')`.as('imported'),
+    ])
+    .where('import_session_id', 'in', sessionIds)
+    .groupBy('import_session_id')
+    .execute();
+  for (const row of rows) counts.set(row.import_session_id, { total: Number(row.total), duplicates: Number(row.duplicates), imported: Number(row.imported) });
+  return counts;
 }
 
 /** The session locked for a re-read; false when it is no longer ready or some suggestion is imported. */
 export async function lockUnconfirmedSession(trx: Transaction<Database>, sessionId: number): Promise<boolean> {
-  const session = await trx.selectFrom('import_sessions').select('status').where('id', '=', sessionId).forUpdate().executeTakeFirst();
+  const session = await trx.selectFrom('import_sessions').select(['status', 'metadata']).where('id', '=', sessionId).forUpdate().executeTakeFirst();
   if (session?.status !== 'ready') return false;
+  // a whole-session confirm reads the suggestions in index order: they must not change under it
+  if ((session.metadata as { confirm?: { state?: string } } | null)?.confirm?.state === 'running') return false;
   const imported = await trx.selectFrom('import_suggestions').select('id').where('import_session_id', '=', sessionId).where('status', '=', 'confirmed').limit(1).executeTakeFirst();
   return imported === undefined;
 }
@@ -239,26 +300,47 @@ export async function recordsOf(db: Kysely<Database>, userId: number): Promise<U
   return { wallets, parties, categories };
 }
 
-/** The user's live transactions on the days from..to (in `timeZone`), with their local day. */
-export async function transactionsOnDays(db: Kysely<Database>, userId: number, from: string, to: string, timeZone: string): Promise<ExistingTransaction[]> {
-  const rows = await db
-    .selectFrom('transactions')
-    .select(['id', 'wallet_id', 'type', 'amount', 'description', 'datetime'])
-    .where('user_id', '=', userId)
-    .where('deleted_at', 'is', null)
-    .where('datetime', '>=', startOfDay(from, timeZone))
-    .where('datetime', '<', startOfNextDay(to, timeZone))
-    .orderBy('datetime')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    walletId: row.wallet_id,
-    type: row.type,
-    amount: row.amount,
-    description: row.description,
-    date: dayIn(row.datetime, timeZone),
-  }));
+/**
+ * Per draft (by position), the user's live transactions of the same amount within `nearDays`
+ * days of its date (in `timeZone`), in time order: the only ones it can repeat. One query for
+ * all the drafts (a batch of a streamed analysis), answered by the amount index (migration 020).
+ */
+export async function duplicateCandidates(
+  db: Kysely<Database>,
+  userId: number,
+  drafts: Array<{ amount: string | null; date: string | null }>,
+  nearDays: number,
+  timeZone: string,
+): Promise<ExistingTransaction[][]> {
+  const found: ExistingTransaction[][] = drafts.map(() => []);
+  const days = new Map<string, { from: Date; to: Date }>();
+  const positions: number[] = [];
+  const amounts: string[] = [];
+  const froms: Date[] = [];
+  const tos: Date[] = [];
+  drafts.forEach((draft, at) => {
+    if (draft.amount === null || draft.date === null || !/^\d{4}-\d{2}-\d{2}$/.test(draft.date)) return;
+    let window = days.get(draft.date);
+    if (!window) {
+      const shift = (by: number) => new Date(Date.parse(`${draft.date}T00:00:00Z`) + by * 86_400_000).toISOString().slice(0, 10);
+      days.set(draft.date, (window = { from: startOfDay(shift(-nearDays), timeZone), to: startOfNextDay(shift(nearDays), timeZone) }));
+    }
+    positions.push(at);
+    amounts.push(draft.amount);
+    froms.push(window.from);
+    tos.push(window.to);
+  });
+  if (positions.length === 0) return found;
+  const rows = await sql<{ at: number; id: number; wallet_id: number; type: 'income' | 'expense'; amount: string; description: string | null; datetime: Date }>`
+    select d.at, t.id, t.wallet_id, t.type, t.amount, t.description, t.datetime
+      from unnest(${positions}::int[], ${amounts}::numeric[], ${froms}::timestamptz[], ${tos}::timestamptz[]) as d(at, amount, from_at, to_at)
+      join transactions t
+        on t.user_id = ${userId} and t.deleted_at is null and t.amount = d.amount and t.datetime >= d.from_at and t.datetime < d.to_at
+     order by d.at, t.datetime, t.id`.execute(db);
+  for (const row of rows.rows) {
+    found[row.at].push({ id: row.id, walletId: row.wallet_id, type: row.type, amount: row.amount, description: row.description, date: dayIn(row.datetime, timeZone) });
+  }
+  return found;
 }
 
 // ---- confirm --------------------------------------------------------------------------------

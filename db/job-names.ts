@@ -9,3 +9,5 @@ export const ANALYZE_IMPORT_JOB = 'analyze-import';
 export const PROCESS_CSV_IMPORT_JOB = 'process-csv-import';
 /** Answers a chat question (jobs/answer-chat-message.ts). */
 export const ANSWER_CHAT_MESSAGE_JOB = 'answer-chat-message';
+/** Confirms a whole import session a batch at a time (jobs/confirm-import.ts). */
+export const CONFIRM_IMPORT_JOB = 'confirm-import';

@@ -49,10 +49,10 @@ export interface CsvRow {
 }
 
 /**
- * The most rows one analysed file may hold (POST /import/analyze): every row of it becomes a
- * suggestion kept in memory and stored on its session. A legacy import (POST /import) has no
- * row limit: it reads its file as a stream (statements/csv-stream.ts), so the upload limit
- * alone bounds it.
+ * The most rows the in-memory readers take: a file in the service's own layout analysed by
+ * POST /import/analyze (every row a suggestion kept in memory). A bank export on that route and
+ * every legacy import (POST /import) have no row limit: they are read as a stream
+ * (statements/csv-stream.ts), so the upload limit alone bounds them.
  */
 export const MAX_IMPORT_ROWS = 100_000;
 

@@ -1847,7 +1847,7 @@ export interface paths {
         };
         /**
          * Get an import session
-         * @description One session with its status and suggestions; poll it while analysis runs.
+         * @description One session with its status and suggestions; poll it while analysis or a whole-session confirm runs. A large session's suggestions are read in ranges.
          */
         get: operations["getImportSession"];
         put?: never;
@@ -4221,8 +4221,24 @@ export interface components {
                 total_suggestions?: number;
                 duplicates_found?: number;
                 error?: string;
+                /** @description A whole-session confirm (`accept_all`): `running` while its job works, `done` after; the counts so far, updated per batch of 2,000 suggestions. */
+                confirm?: {
+                    /** @enum {string} */
+                    state: "running" | "done";
+                    /** @description Suggestions of the session when the confirm started. */
+                    total: number;
+                    processed: number;
+                    created_count: number;
+                    already_imported_count: number;
+                    skipped_count: number;
+                    failed_count: number;
+                    /** Format: date-time */
+                    started_at: string;
+                    /** Format: date-time */
+                    finished_at: string | null;
+                };
             } | null;
-            /** @description In `index` order; empty until `ready`. */
+            /** @description In `index` order; empty until `ready`. All of them unless `GET /v1/import/sessions/{id}` asks for a range (`suggestions_from`, `suggestions_limit`); the 202 of a whole-session confirm carries none. */
             suggestions: components["schemas"]["ImportSuggestion"][];
             csv_reading: components["schemas"]["ImportCsvReading"];
             /** @description For OFX/QFX and CAMT.053 files, one entry per account of the statement (empty otherwise): the balances the statement states, the kind of account, and after a confirm whether the wallet's balance agrees with the statement's closing balance. */
@@ -4261,8 +4277,10 @@ export interface components {
         ImportConfirmRequest: {
             /** @description The import session; an unknown id or another user's session is 404. */
             session_id: number;
-            /** @description The suggestions to import; an index may appear only once per request (422). */
-            accepted: components["schemas"]["ImportConfirmItem"][];
+            /** @description The suggestions to import; an index may appear only once per request (422). Required unless `accept_all` is true (422 on `accepted`); with `accept_all` the items give overrides and `accept_duplicate` for their suggestions. */
+            accepted?: components["schemas"]["ImportConfirmItem"][];
+            /** @description (Omitted, false.) Imports every suggestion of the session (duplicates still skipped unless an item accepts them), as a background job of 2,000 suggestions per database transaction: the answer is 202 with the session, whose `progress` and `metadata.confirm` advance per batch. For large sessions (the CSV of 100,000 rows). */
+            accept_all?: boolean;
             /** @description (Omitted, false.) When a suggestion has no wallet id, reuse the caller's wallet with the suggestion's wallet name and currency, or create it (a suggestion without both fails). */
             auto_create_wallets?: boolean;
             /** @description (Omitted, false.) Same for parties (by exact name); otherwise an unmatched party is left empty. */
@@ -8341,6 +8359,15 @@ export interface operations {
                     "application/json": components["schemas"]["ImportConfirmResult"];
                 };
             };
+            /** @description `accept_all`: the confirm runs as a background job; the session (without suggestions), whose `progress` and `metadata.confirm` show how far it is. Message "Import started: the session's suggestions are being imported.". */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSessionResult"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description No such import session for this user ("Import session not found."). */
@@ -8352,7 +8379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The session is not ready to confirm: still analysing ("This import session is still being analysed.") or failed ("This import session failed and cannot be confirmed."). */
+            /** @description The session is not ready to confirm: still analysing ("This import session is still being analysed."), failed ("This import session failed and cannot be confirmed."), or, with `accept_all`, a whole-session confirm of it is already running ("A confirm of this import session is already running."). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8362,7 +8389,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid input, nothing imported: schema errors, an index repeated in `accepted`, a `wallet_id`/`party_id`/`category_id` that is not the caller's ("The selected wallet is invalid."), or an item without wallet while `auto_create_wallets` is false (on `accepted.<n>.wallet_id`). */
+            /** @description Invalid input, nothing imported: schema errors, `accepted` missing without `accept_all`, an item naming no suggestion with `accept_all`, an index repeated in `accepted`, a `wallet_id`/`party_id`/`category_id` that is not the caller's ("The selected wallet is invalid."), or an item without wallet while `auto_create_wallets` is false (on `accepted.<n>.wallet_id`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8404,7 +8431,12 @@ export interface operations {
     };
     getImportSession: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description (Omitted, 0.) The first suggestion `index` included. */
+                suggestions_from?: number;
+                /** @description (Omitted, all.) At most this many suggestions; 0 for none (the counts and `progress` only). */
+                suggestions_limit?: number;
+            };
             header?: never;
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
@@ -8425,6 +8457,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -8474,7 +8507,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description The session is not a bank CSV that can be read again: not `ready`, not a CSV with a reading, or some of its suggestions are already imported. */
+            /** @description The session is not a bank CSV that can be read again: not `ready`, not a CSV with a reading, some of its suggestions are already imported, or a whole-session confirm (`accept_all`) of it is running. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -6,7 +6,21 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
-import { deleteSession, findSession, insertSession, lockUnconfirmedSession, markSessionConfirmed, replaceSuggestions, sessionPage, suggestionsOf, uploadPath, type ImportProcessor } from '../db/import-sessions.js';
+import { confirmRunOf, startConfirmRun, type ConfirmRun } from '../db/import-confirm-runs.js';
+import {
+  deleteSession,
+  findSession,
+  insertSession,
+  lockUnconfirmedSession,
+  markSessionConfirmed,
+  replaceSuggestions,
+  sessionPage,
+  suggestionCounts,
+  suggestionsAt,
+  suggestionsOf,
+  uploadPath,
+  type ImportProcessor,
+} from '../db/import-sessions.js';
 import type { Database, FileType } from '../db/schema.js';
 import { CsvReadError } from '../domain/import-rows.js';
 import { parseCamt053 } from '../domain/statements/camt053.js';
@@ -15,14 +29,14 @@ import { parseDateFormatLabel } from '../domain/statements/csv-values.js';
 import { parseOfx } from '../domain/statements/ofx.js';
 import { detectStatementFormat, StatementError } from '../domain/statements/statement-line.js';
 import { decodeStatementText, looksBinary, type DecodedText } from '../domain/statements/text-encoding.js';
-import { ANALYZE_IMPORT_JOB } from '../db/job-names.js';
+import { ANALYZE_IMPORT_JOB, CONFIRM_IMPORT_JOB } from '../db/job-names.js';
 import { documentProcessorConfigured } from '../server/document-processor.js';
 import { created, done, ok } from '../server/envelope.js';
 import { conflict, invalidField, notFound, validationFailed, type FieldErrors } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile } from '../server/multipart.js';
 import { afterConfirm, checkConfirmRequest, confirmItem, type ItemOutcome } from './shared/import-confirm.js';
-import { checkedSuggestions, readCsvUpload } from './shared/import-analysis.js';
+import { checkedSuggestions, readCsvUpload, rereadCsvSession, surveyBankUpload } from './shared/import-analysis.js';
 import { csvReadingOf, statementBalancesOf, toImportSession } from './views/import-session.js';
 
 const SESSION = 'Import session';
@@ -89,11 +103,12 @@ function checkCsvHead(decoded: DecodedText): void {
 
 const extensionOf = (fileName: string) => path.extname(fileName).slice(1).toLowerCase();
 
-/** The caller's session with its suggestions, or 404. */
-async function presentSession(db: Kysely<Database>, userId: number, sessionId: number) {
+/** The caller's session with its suggestions (all, or the range asked for), or 404. */
+async function presentSession(db: Kysely<Database>, userId: number, sessionId: number, range: { from?: number; limit?: number } = {}) {
   const session = await findSession(db, userId, sessionId);
   if (!session) throw notFound(SESSION);
-  return toImportSession(session, (await suggestionsOf(db, [session.id])).get(session.id)!);
+  const [suggestions, counts] = await Promise.all([suggestionsOf(db, [session.id], range), suggestionCounts(db, [session.id])]);
+  return toImportSession(session, suggestions.get(session.id)!, counts.get(session.id)!);
 }
 
 export const importSessionHandlers = {
@@ -126,16 +141,18 @@ export const importSessionHandlers = {
       throw error;
     }
     await services.jobs.send(ANALYZE_IMPORT_JOB, { sessionId: session.id });
-    return created(toImportSession(session, []), 'Document uploaded. Analysis in progress.');
+    return created(toImportSession(session, [], { total: 0, duplicates: 0, imported: 0 }), 'Document uploaded. Analysis in progress.');
   },
 
   listImportSessions: async ({ db, user, query, services }: HandlerContext<'listImportSessions'>) => {
     const { rows, meta } = await sessionPage(db, user.id, { page: query.page ?? 1, limit: query.limit ?? 20, now: services.now() });
-    const suggestions = await suggestionsOf(db, rows.map((row) => row.id));
-    return ok({ ...meta, data: rows.map((row) => toImportSession(row, suggestions.get(row.id)!)) });
+    const ids = rows.map((row) => row.id);
+    const [suggestions, counts] = await Promise.all([suggestionsOf(db, ids), suggestionCounts(db, ids)]);
+    return ok({ ...meta, data: rows.map((row) => toImportSession(row, suggestions.get(row.id)!, counts.get(row.id)!)) });
   },
 
-  getImportSession: async ({ db, user, params }: HandlerContext<'getImportSession'>) => ok(await presentSession(db, user.id, params.id)),
+  getImportSession: async ({ db, user, params, query }: HandlerContext<'getImportSession'>) =>
+    ok(await presentSession(db, user.id, params.id, { from: query.suggestions_from, limit: query.suggestions_limit })),
 
   deleteImportSession: async ({ db, user, params, services, log }: HandlerContext<'deleteImportSession'>) => {
     const session = await findSession(db, user.id, params.id);
@@ -151,14 +168,21 @@ export const importSessionHandlers = {
     if (!session) throw notFound(SESSION);
     if (session.status === 'failed') throw conflict('This import session failed and cannot be confirmed.');
     if (session.status !== 'ready' && session.status !== 'confirmed') throw conflict('This import session is still being analysed.');
-    const suggestions = new Map(((await suggestionsOf(db, [session.id])).get(session.id) ?? []).map((row) => [row.suggestion_index, row]));
+    const suggestions = await suggestionsAt(db, session.id, (body.accepted ?? []).map((item) => item.index));
     await checkConfirmRequest(db, user.id, body, suggestions);
+    if (body.accept_all) {
+      const unknown = (body.accepted ?? []).flatMap((item, n) => (suggestions.has(item.index) ? [] : [n]));
+      if (unknown.length > 0) throw validationFailed(Object.fromEntries(unknown.map((n) => [`accepted.${n}.index`, ['No suggestion of this session has this index.']])));
+      return startWholeConfirm({ db, user, body, services });
+    }
+    if (!body.accepted) throw invalidField('accepted', 'The accepted field is required unless accept_all is true.');
+    const accepted = body.accepted;
 
     const timeZone = await userTimeZoneOrUtc(db, user.id);
     const results: ItemOutcome[] = await withBudgetAlerts(services, log, async (alert) => {
       const outcomes: ItemOutcome[] = [];
       const balances = statementBalancesOf(session);
-      for (const item of body.accepted) outcomes.push(await confirmItem({ db, userId: user.id, session, balances, request: body, timeZone, now: services.now(), alert }, item));
+      for (const item of accepted) outcomes.push(await confirmItem({ db, userId: user.id, session, balances, request: body, timeZone, now: services.now(), alert }, item));
       return outcomes;
     }, { db, userId: user.id });
     const count = (status: ItemOutcome['status']) => results.filter((result) => result.status === status).length;
@@ -188,13 +212,24 @@ export const importSessionHandlers = {
     if (!session) throw notFound(SESSION);
     const reading = csvReadingOf(session);
     if (session.status !== 'ready' || !reading || session.file_id === null) throw conflict('Only a ready bank CSV session can be read again.');
+    if (confirmRunOf(session)?.state === 'running') throw conflict('A confirm of this import session is running: its file cannot be read again.');
     checkMappingChange(body, reading.columns.length);
     const path = await uploadPath(db, user.id, session.file_id);
     if (!path) throw conflict('The file of this session is no longer stored.');
     const override = { mapping: { ...reading.mapping, ...body.mapping }, date_format: body.date_format ?? null, decimal_separator: body.decimal_separator ?? null };
+    const bytes = await services.storage.get(path);
     let read;
     try {
-      read = await readCsvUpload(db, user.id, await services.storage.get(path), override);
+      // a bank export is read again as a stream, its suggestions replaced in one transaction
+      const streamed = await surveyBankUpload(db, user.id, bytes, override);
+      if (streamed) {
+        await db.transaction().execute(async (trx) => {
+          if (!(await lockUnconfirmedSession(trx, session.id))) throw conflict('Some suggestions of this session are already imported: its file cannot be read again.');
+          if ((await rereadCsvSession(trx, session, streamed, services.now())) === 0) throw invalidField('mapping', 'No rows could be read with this mapping.');
+        });
+        return ok(await presentSession(db, user.id, session.id), 'Column mapping updated.');
+      }
+      read = await readCsvUpload(db, user.id, bytes, override);
     } catch (error) {
       if (error instanceof CsvReadError) throw invalidField('mapping', error.message);
       throw error;
@@ -208,6 +243,35 @@ export const importSessionHandlers = {
     return ok(await presentSession(db, user.id, session.id), 'Column mapping updated.');
   },
 } satisfies Partial<Handlers>;
+
+/**
+ * `accept_all`: the whole session is confirmed by a job, a batch at a time (jobs/confirm-import.ts);
+ * answered 202 with the session, whose progress the client polls. One run at a time per session.
+ */
+async function startWholeConfirm({ db, user, body, services }: Pick<HandlerContext<'confirmImport'>, 'db' | 'user' | 'body' | 'services'>) {
+  const now = services.now();
+  const counts = (await suggestionCounts(db, [body.session_id])).get(body.session_id)!;
+  const run: ConfirmRun = {
+    state: 'running',
+    auto_create_wallets: body.auto_create_wallets ?? false,
+    auto_create_parties: body.auto_create_parties ?? false,
+    auto_create_categories: body.auto_create_categories ?? false,
+    items: (body.accepted ?? []) as unknown as ConfirmRun['items'],
+    next_index: 0,
+    total: counts.total,
+    processed: 0,
+    created_count: 0,
+    already_imported_count: 0,
+    skipped_count: 0,
+    failed_count: 0,
+    started_at: now.toISOString(),
+    finished_at: null,
+  };
+  const started = await startConfirmRun(db, body.session_id, run, now);
+  if (!started) throw conflict('A confirm of this import session is already running.');
+  await services.jobs.send(CONFIRM_IMPORT_JOB, { sessionId: body.session_id });
+  return { status: 202 as const, data: await presentSession(db, user.id, body.session_id, { limit: 0 }), message: "Import started: the session's suggestions are being imported." };
+}
 
 /** Columns beyond the file's and unknown date formats (422, nothing changed). */
 function checkMappingChange(body: HandlerContext<'updateImportMapping'>['body'], width: number): void {

@@ -9,6 +9,11 @@
 // SKIP LOCKED and every stage change names the stage it leaves, so two workers never analyse
 // one session together and a session deleted meanwhile is simply dropped. The upload is
 // deleted once analysis ends, whatever the outcome.
+//
+// A bank CSV export is read as a stream and its suggestions are checked and stored
+// ANALYSIS_BATCH at a time, each batch in its own transaction with the session locked (still
+// `checking`): memory stays flat whatever the number of rows, `total_suggestions` grows while
+// it runs, and a rerun after a crash clears what the interrupted run stored and starts again.
 import { CsvReadError } from '../domain/import-rows.js';
 import { matchRecords } from '../domain/statements/matching.js';
 import { parseCamt053 } from '../domain/statements/camt053.js';
@@ -19,15 +24,20 @@ import { decodeStatementText } from '../domain/statements/text-encoding.js';
 import {
   advanceSession,
   claimSession,
+  clearSuggestions,
   failSession,
   finishSession,
+  insertSuggestions,
+  lockCheckingSession,
+  markSessionReady,
   recordsOf,
   releaseUploadRow,
   sessionsToAnalyse,
+  type CheckedSuggestion,
   type ImportSessionRow,
 } from '../db/import-sessions.js';
 import type { JsonObject } from '../db/schema.js';
-import { readCsvUpload, withDuplicates, type ExtractedDrafts } from '../handlers/shared/import-analysis.js';
+import { checkedCsvBatches, readCsvUpload, streamedDetails, surveyBankUpload, withDuplicates, type ExtractedDrafts, type SurveyedCsv } from '../handlers/shared/import-analysis.js';
 import type { Statement } from '../domain/statements/statement-line.js';
 import { DocumentProcessorError, processDocument } from '../server/document-processor.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
@@ -59,6 +69,8 @@ export async function analyseSession(ctx: JobContext, sessionId: number): Promis
     } catch {
       return await failSession(db, session.id, 'Uploaded file not found', services.now());
     }
+    const streamed = session.processor === 'csv' ? await surveyBankUpload(db, session.user_id, data) : undefined;
+    if (streamed) return await analyseStreamed(ctx, session, streamed);
     const { drafts, details } = await extractDrafts(ctx, session, data, upload);
     if (drafts.length === 0) return await failSession(db, session.id, 'No transactions could be extracted from this document.', services.now());
 
@@ -76,6 +88,32 @@ export async function analyseSession(ctx: JobContext, sessionId: number): Promis
     // a CSV upload stays with its session: a mapping change reads it again
     if (session.processor !== 'csv' || (await sessionFailed(ctx, session.id))) await removeUpload(ctx, session);
   }
+}
+
+/** A bank export's rows checked and stored batch by batch; the session ends ready, or failed when no row is a transaction. */
+async function analyseStreamed(ctx: JobContext, session: ImportSessionRow, source: SurveyedCsv): Promise<void> {
+  const { db, services } = ctx;
+  if (!(await advanceSession(db, session.id, 'extracting', 'enriching', services.now()))) return;
+  const records = await recordsOf(db, session.user_id);
+  if (!(await advanceSession(db, session.id, 'enriching', 'checking', services.now()))) return;
+  let stored = 0;
+  const store = (batch: CheckedSuggestion[]) =>
+    db.transaction().execute(async (trx) => {
+      if (!(await lockCheckingSession(trx, session.id))) return false; // deleted, or finished by another worker
+      if (stored === 0) await clearSuggestions(trx, session.id); // what an interrupted run left
+      await insertSuggestions(trx, session, batch, stored, services.now());
+      // the stamp shows the run alive: a session checking for long is taken up again
+      await trx.updateTable('import_sessions').set({ updated_at: services.now() }).where('id', '=', session.id).execute();
+      return true;
+    });
+  for await (const batch of checkedCsvBatches(db, session.user_id, source, records)) {
+    if (!(await store(batch))) return;
+    stored += batch.length;
+  }
+  if (stored === 0) return await failSession(db, session.id, 'No transactions could be extracted from this document.', services.now());
+  await db.transaction().execute(async (trx) => {
+    if (await lockCheckingSession(trx, session.id)) await markSessionReady(trx, session.id, services.now(), streamedDetails(source, stored));
+  });
 }
 
 async function extractDrafts(ctx: JobContext, session: ImportSessionRow, data: Buffer, upload: { mime_type: string; original_name: string | null }): Promise<ExtractedDrafts> {

@@ -3,6 +3,7 @@ import type { JobDefinition } from '../server/jobs.js';
 import { analyzeImportJob } from './analyze-import.js';
 import { answerChatMessageJob } from './answer-chat-message.js';
 import { closeBudgetPeriodsJob } from './close-budget-periods.js';
+import { confirmImportJob } from './confirm-import.js';
 import { fireRemindersJob } from './fire-reminders.js';
 import { inactivityNudgesJob } from './inactivity-nudges.js';
 import { insightsSummaryJob } from './insights-summary.js';
@@ -11,4 +12,4 @@ import { pruneExpiredJob } from './prune-expired.js';
 import { recurringTransactionsJob } from './recurring-transactions.js';
 import { deliverEmailsJob } from './deliver-emails.js';
 
-export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob];
+export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob];

@@ -27,7 +27,7 @@ export type RequestBody<O extends OperationId> =
 
 type DataOf<R> = R extends { content: { 'application/json': infer E } } ? (E extends { data?: infer D } ? D : never) : never;
 
-type SuccessStatus<O extends OperationId> = keyof Operation<O>['responses'] & (200 | 201);
+type SuccessStatus<O extends OperationId> = keyof Operation<O>['responses'] & (200 | 201 | 202);
 
 /** What a handler may return: one of its success responses' `data`, or a raw body. */
 export type HandlerResult<O extends OperationId> =

@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { CsvReadError, projectLayoutOf, projectRow, recordStartLine, type CsvRow, type ProjectLayout } from '../import-rows.js';
-import { BankCsvSurvey, bankRowDraft, detectDelimiter, type BankCsvPlan, type CsvDelimiter } from './csv-statement.js';
+import { BankCsvSurvey, bankRowDraft, detectDelimiter, type BankCsvPlan, type CsvDelimiter, type CsvReadingOverride } from './csv-statement.js';
 import type { SuggestionDraft } from './suggestions.js';
 import { encodingOf, looksBinary, type TextEncoding } from './text-encoding.js';
 
@@ -83,10 +83,11 @@ export type CsvLayout = ({ kind: 'bank'; plan: BankCsvPlan } | { kind: 'project'
  * One pass over the file deciding its layout, as a legacy import reads it: the project's own
  * layout when its type column holds the project's types (income, expense, ±transfer) or the
  * bank reader says so (a wallet column, positional typed rows) or cannot find a date and an
- * amount; a bank export otherwise. `rows` are the data rows after the header.
+ * amount; a bank export otherwise. `rows` are the data rows after the header. `override`
+ * corrects a bank export's reading (an import session's mapping).
  */
-export async function surveyCsvFile(file: CsvFile): Promise<CsvLayout> {
-  const survey = new BankCsvSurvey();
+export async function surveyCsvFile(file: CsvFile, override?: CsvReadingOverride): Promise<CsvLayout> {
+  const survey = new BankCsvSurvey(override);
   let bankError: unknown;
   let project: ProjectLayout | undefined;
   let records = 0;
@@ -161,5 +162,24 @@ export async function* csvDataRows(file: CsvFile, layout: CsvLayout, from = 0): 
     if (index++ < from) continue;
     if (layout.kind === 'bank') yield { kind: 'bank', index: index - 1, line, record, draft: bankRowDraft(record, layout.plan) };
     else yield { kind: 'project', index: index - 1, row: projectRow(layout.layout, record, line) };
+  }
+}
+
+/**
+ * The header signature of a bank export from its head alone (the first records), or null:
+ * enough to look up the user's remembered mapping before the one full survey.
+ */
+export async function headerSignatureOf(file: CsvFile): Promise<string | null> {
+  const survey = new BankCsvSurvey();
+  let records = 0;
+  try {
+    for await (const { record } of csvRecords(file, 1, false)) {
+      survey.add(record);
+      if (++records >= HEAD_RECORDS) break;
+    }
+    return survey.finish(file, file.delimiter)?.reading.header_signature ?? null;
+  } catch (error) {
+    if (error instanceof CsvReadError) return null;
+    throw error;
   }
 }

@@ -85,14 +85,6 @@ export function findDuplicate(draft: MatchedDraft, existing: ExistingTransaction
   return near ? { kind: 'near', transaction: near.tx } : null;
 }
 
-/** The day range duplicates can come from: the drafts' dates widened by NEAR_DAYS. */
-export function duplicateWindow(drafts: SuggestionDraft[]): { from: string; to: string } | null {
-  const days = drafts.map((d) => d.date).filter((d): d is string => d !== null).sort();
-  if (days.length === 0) return null;
-  const shift = (day: string, by: number) => new Date(dayNumber(day) * 86_400_000 + by * 86_400_000).toISOString().slice(0, 10);
-  return { from: shift(days[0], -NEAR_DAYS), to: shift(days[days.length - 1], NEAR_DAYS) };
-}
-
 /** Equal after case and spacing are ignored, or within a 20 % edit distance; two missing descriptions are equal. */
 export function similarDescriptions(a: string | null, b: string | null): boolean {
   const x = normalised(a);

@@ -1,14 +1,17 @@
 // What analysis and a mapping change share: reading a CSV upload the way the user's remembered
 // (or just corrected) mapping says, matching the drafts to the user's records, and flagging
-// duplicates of existing transactions.
-import type { Kysely } from 'kysely';
+// duplicates of existing transactions. A bank export is read as a stream (csv-stream.ts, the
+// legacy import's reader) and checked and stored a batch at a time, so a file of any number of
+// rows is analysed in flat memory; the project's own layout keeps the older in-memory reader.
+import type { Kysely, Transaction } from 'kysely';
 import { userTimeZoneOrUtc } from '../../db/budget-spending.js';
 import { rememberedMapping } from '../../db/import-mappings.js';
-import { recordsOf, transactionsOnDays, type CheckedSuggestion } from '../../db/import-sessions.js';
+import { clearSuggestions, duplicateCandidates, insertSuggestions, markSessionReady, recordsOf, type CheckedSuggestion, type ImportSessionRow } from '../../db/import-sessions.js';
 import type { Database, JsonObject } from '../../db/schema.js';
 import { CsvReadError } from '../../domain/import-rows.js';
-import { readBankCsv, type CsvReadingOverride } from '../../domain/statements/csv-statement.js';
-import { duplicateWindow, findDuplicate, matchRecords, type MatchedDraft } from '../../domain/statements/matching.js';
+import { readBankCsv, type BankCsvPlan, type CsvReadingOverride } from '../../domain/statements/csv-statement.js';
+import { csvDataRows, headerSignatureOf, openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../../domain/statements/csv-stream.js';
+import { findDuplicate, matchRecords, NEAR_DAYS, type MatchedDraft, type UserRecords } from '../../domain/statements/matching.js';
 import { draftsFromCsv, type SuggestionDraft } from '../../domain/statements/suggestions.js';
 import { decodeStatementText, looksBinary } from '../../domain/statements/text-encoding.js';
 
@@ -41,11 +44,11 @@ export async function checkedSuggestions(db: Kysely<Database>, userId: number, d
 }
 
 export async function withDuplicates(db: Kysely<Database>, userId: number, drafts: MatchedDraft[]): Promise<CheckedSuggestion[]> {
-  const window = duplicateWindow(drafts);
   const zone = await userTimeZoneOrUtc(db, userId);
-  const existing = window ? await transactionsOnDays(db, userId, window.from, window.to, zone) : [];
-  return drafts.map((draft) => {
-    const found = findDuplicate(draft, existing);
+  // only transactions of the same amount within NEAR_DAYS can be repeated: SQL finds them for the whole batch
+  const candidates = await duplicateCandidates(db, userId, drafts, NEAR_DAYS, zone);
+  return drafts.map((draft, at) => {
+    const found = findDuplicate(draft, candidates[at]);
     return {
       ...draft,
       duplicate: found && {
@@ -59,4 +62,66 @@ export async function withDuplicates(db: Kysely<Database>, userId: number, draft
       },
     };
   });
+}
+
+/** Suggestions checked and stored per database transaction by a streamed analysis. */
+export const ANALYSIS_BATCH = 2000;
+
+/** A bank export surveyed as a stream, ready to be read row by row. */
+export interface SurveyedCsv {
+  file: CsvFile;
+  layout: CsvLayout & { kind: 'bank' };
+  plan: BankCsvPlan;
+}
+
+/**
+ * The upload surveyed as a stream with the override given, else the mapping the user last
+ * confirmed for its header; undefined when it is in the project's own layout (readCsvUpload
+ * reads that).
+ */
+export async function surveyBankUpload(db: Kysely<Database>, userId: number, data: Uint8Array, override?: CsvReadingOverride): Promise<SurveyedCsv | undefined> {
+  const file = openCsvFile(data);
+  let reading = override;
+  if (!reading) {
+    // the head names the header: the remembered mapping is known before the one full pass
+    const signature = await headerSignatureOf(file);
+    reading = (signature && (await rememberedMapping(db, userId, signature))) || undefined;
+  }
+  const layout = await surveyCsvFile(file, reading);
+  return layout.kind === 'bank' ? { file, layout, plan: layout.plan } : undefined;
+}
+
+/** The file's transaction rows as checked suggestions, ANALYSIS_BATCH at a time (`db` answers the duplicate look-ups). */
+export async function* checkedCsvBatches(db: Kysely<Database>, userId: number, source: SurveyedCsv, records: UserRecords): AsyncGenerator<CheckedSuggestion[]> {
+  let batch: SuggestionDraft[] = [];
+  for await (const row of csvDataRows(source.file, source.layout)) {
+    if (row.kind !== 'bank' || !row.draft) continue;
+    batch.push(row.draft);
+    if (batch.length < ANALYSIS_BATCH) continue;
+    yield await withDuplicates(db, userId, matchRecords(batch, records));
+    batch = [];
+  }
+  if (batch.length > 0) yield await withDuplicates(db, userId, matchRecords(batch, records));
+}
+
+/** How the file was read, as the session keeps it: every record that is no suggestion counted. */
+export function streamedDetails(source: SurveyedCsv, suggestions: number): JsonObject {
+  const { reading, bodyStart, bodyRows } = source.plan;
+  return { csv_reading: { ...reading, skipped_rows: bodyStart + bodyRows - suggestions } as unknown as JsonObject };
+}
+
+/**
+ * A mapping change of a bank export: its suggestions replaced by the file read again, all in
+ * the caller's transaction (the session locked), streamed like analysis. Returns how many.
+ */
+export async function rereadCsvSession(trx: Transaction<Database>, session: ImportSessionRow, source: SurveyedCsv, now: Date): Promise<number> {
+  await clearSuggestions(trx, session.id);
+  const records = await recordsOf(trx, session.user_id);
+  let count = 0;
+  for await (const batch of checkedCsvBatches(trx, session.user_id, source, records)) {
+    await insertSuggestions(trx, session, batch, count, now);
+    count += batch.length;
+  }
+  if (count > 0) await markSessionReady(trx, session.id, now, streamedDetails(source, count));
+  return count;
 }

@@ -30,7 +30,13 @@ interface Accepted {
  * imported, or undefined when it was. Unexpected database errors are thrown (the caller
  * undoes the batch and writes it row by row).
  */
-export async function importEntries(trx: Transaction<Database>, entries: ImportedEntry[], ctx: ImportWriteContext): Promise<Array<string | undefined>> {
+export async function importEntries(
+  trx: Transaction<Database>,
+  entries: ImportedEntry[],
+  ctx: ImportWriteContext,
+  /** Told each transaction written, by the entry's position. */
+  onCreated?: (at: number, transactionId: number) => void,
+): Promise<Array<string | undefined>> {
   const reasons: Array<string | undefined> = new Array(entries.length).fill(undefined);
   const reject = (at: number, error: unknown) => {
     const reason = rejectionReason(error);
@@ -48,8 +54,8 @@ export async function importEntries(trx: Transaction<Database>, entries: Importe
       let datetime = dayStarts.get(entry.date);
       if (!datetime) dayStarts.set(entry.date, (datetime = importDayStart(entry.date, ctx.timeZone)));
       const key = JSON.stringify([entry.wallet, entry.currency, entry.bankRow?.fileWallet]);
-      if (!wallets.has(key)) wallets.set(key, entryWallet(trx, ctx, entry).then((wallet) => wallet.id));
-      checked.push({ at, entry, amount, datetime, walletId: await wallets.get(key)! });
+      if (entry.walletId === undefined && !wallets.has(key)) wallets.set(key, entryWallet(trx, ctx, entry).then((wallet) => wallet.id));
+      checked.push({ at, entry, amount, datetime, walletId: entry.walletId ?? (await wallets.get(key)!) });
     } catch (error) {
       reject(at, error);
     }
@@ -59,11 +65,14 @@ export async function importEntries(trx: Transaction<Database>, entries: Importe
   if (accepted.length === 0) return reasons;
   await moveBalances(trx, ctx.userId, { apply: accepted.map((row): Effect => ({ walletId: row.walletId, type: row.entry.type, amount: row.amount })), allowOverdraft: true }, ctx.now);
 
-  const parties = await findOrCreateParties(trx, ctx.userId, accepted.flatMap((row) => (row.entry.party ? [row.entry.party] : [])), ctx.now);
+  // an entry whose party or category is already resolved (an import session's match) names it by id
+  const parties = await findOrCreateParties(trx, ctx.userId, accepted.flatMap((row) => (row.entry.partyId === undefined && row.entry.party ? [row.entry.party] : [])), ctx.now);
+  const partyOf = (entry: ImportedEntry) => (entry.partyId !== undefined ? entry.partyId : entry.party ? parties.get(entry.party)! : null);
   const categories = new Map<string, number>();
   for (const { entry } of accepted) {
-    if (entry.category && !categories.has(entry.category)) categories.set(entry.category, await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now));
+    if (entry.categoryId === undefined && entry.category && !categories.has(entry.category)) categories.set(entry.category, await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now));
   }
+  const categoryOf = (entry: ImportedEntry) => (entry.categoryId !== undefined ? entry.categoryId : entry.category ? categories.get(entry.category)! : null);
 
   const ids: number[] = [];
   for (let start = 0; start < accepted.length; start += INSERT_ROWS) {
@@ -78,7 +87,7 @@ export async function importEntries(trx: Transaction<Database>, entries: Importe
           datetime: row.datetime,
           intent: 'regular' as const,
           description: row.entry.description,
-          party_id: row.entry.party ? parties.get(row.entry.party)! : null,
+          party_id: partyOf(row.entry),
           updated_at: ctx.now,
           last_synced_at: ctx.now,
         })),
@@ -87,14 +96,18 @@ export async function importEntries(trx: Transaction<Database>, entries: Importe
       .execute();
     ids.push(...made.map((row) => row.id)); // RETURNING gives a VALUES list's rows in its order
   }
-  const links = accepted.flatMap((row, i) => (row.entry.category ? [{ transaction_id: ids[i], category_id: categories.get(row.entry.category)!, user_id: ctx.userId }] : []));
+  accepted.forEach((row, i) => onCreated?.(row.at, ids[i]));
+  const links = accepted.flatMap((row, i) => {
+    const categoryId = categoryOf(row.entry);
+    return categoryId === null ? [] : [{ transaction_id: ids[i], category_id: categoryId, user_id: ctx.userId }];
+  });
   for (let start = 0; start < links.length; start += INSERT_ROWS) await trx.insertInto('transaction_categories').values(links.slice(start, start + INSERT_ROWS)).execute();
 
   // a budget's alert depends on its totals, not on which expense moved them: one expense per
   // wallet and category stands for the batch's
   const representatives = new Map<string, number>();
   accepted.forEach((row, i) => {
-    if (row.entry.type === 'expense') representatives.set(`${row.walletId}:${row.entry.category ?? ''}`, ids[i]);
+    if (row.entry.type === 'expense') representatives.set(`${row.walletId}:${categoryOf(row.entry) ?? ''}`, ids[i]);
   });
   for (const id of representatives.values()) await ctx.alert?.(trx, ctx.userId, id);
   return reasons;
@@ -108,7 +121,7 @@ export async function importEntries(trx: Transaction<Database>, entries: Importe
 async function withinBalances(trx: Transaction<Database>, rows: Accepted[], ctx: ImportWriteContext, reasons: Array<string | undefined>): Promise<Accepted[]> {
   const locked = await lockWallets(trx, ctx.userId, rows.map((row) => row.walletId));
   const balances = new Map([...locked].map(([id, wallet]) => [id, new Decimal(wallet.balance)]));
-  const guarded = rows.some((row) => row.entry.type === 'expense' && !row.entry.bankRow);
+  const guarded = rows.some((row) => row.entry.type === 'expense' && !bookedByBank(row.entry));
   const negativeAllowed = guarded && (await negativeBalanceAllowed(trx, ctx.userId));
   const kept: Accepted[] = [];
   for (const row of rows) {
@@ -124,7 +137,7 @@ async function withinBalances(trx: Transaction<Database>, rows: Accepted[], ctx:
       reasons[row.at] = BALANCE_TOO_LARGE;
       continue;
     }
-    if (!row.entry.bankRow && overdraftRefused({ walletType: wallet.type, balanceAfter: after, change, negativeAllowed })) {
+    if (!bookedByBank(row.entry) && overdraftRefused({ walletType: wallet.type, balanceAfter: after, change, negativeAllowed })) {
       reasons[row.at] = overdraftMessage(balance, wallet.currency);
       continue;
     }
@@ -132,4 +145,9 @@ async function withinBalances(trx: Transaction<Database>, rows: Accepted[], ctx:
     kept.push(row);
   }
   return kept;
+}
+
+/** A bank already booked the row (a CSV export's, or a statement row of an import session): it may take a wallet below zero. */
+function bookedByBank(entry: ImportedEntry): boolean {
+  return entry.bankRow !== undefined || entry.bookedElsewhere === true;
 }

@@ -3,7 +3,7 @@
 // transaction, with the suggestion row locked. A suggestion already imported answers
 // `already_imported` with its transaction and writes nothing: confirming twice, or two
 // confirms at once, never creates a transaction twice.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AlertBudgets } from '../../db/budget-alerts.js';
 import { lockSuggestion, markSuggestionFailed, markSuggestionImported, mergeSessionMetadata, type ImportSessionRow, type ImportSuggestionRow } from '../../db/import-sessions.js';
 import { rememberMapping } from '../../db/import-mappings.js';
@@ -41,7 +41,8 @@ export async function checkConfirmRequest(db: Kysely<Database>, userId: number, 
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const seen = new Set<number>();
-  body.accepted.forEach((item, n) => {
+  const accepted = body.accepted ?? [];
+  accepted.forEach((item, n) => {
     if (seen.has(item.index)) add(`accepted.${n}.index`, `The index ${item.index} appears more than once.`);
     seen.add(item.index);
     if (item.amount != null && hasTooManyDecimals(item.amount)) add(`accepted.${n}.amount`, 'The amount may have at most 4 decimals.');
@@ -53,9 +54,9 @@ export async function checkConfirmRequest(db: Kysely<Database>, userId: number, 
     if (needsWallet && !body.auto_create_wallets) add(`accepted.${n}.wallet_id`, 'A wallet must be selected or auto-created.');
   });
   for (const { field, table, what } of REFERENCES) {
-    const ids = body.accepted.map((item) => item[field]).filter((id): id is number => id != null);
+    const ids = accepted.map((item) => item[field]).filter((id): id is number => id != null);
     const missing = new Set(await missingLiveIds(db, table, userId, ids));
-    body.accepted.forEach((item, n) => {
+    accepted.forEach((item, n) => {
       if (item[field] != null && missing.has(item[field]!)) add(`accepted.${n}.${field}`, `The selected ${what} is invalid.`);
     });
   }
@@ -72,6 +73,8 @@ export interface ConfirmContext {
   timeZone: string;
   now: Date;
   alert: AlertBudgets;
+  /** Where a whole-session confirm's job reports a batch written again one by one. */
+  log?: { warn(details: object, message: string): void };
 }
 
 /** Suggestion indexes are int4 in the database; a larger one names no suggestion (and must not reach a query). */
@@ -90,8 +93,27 @@ export async function confirmItem(ctx: ConfirmContext, item: ConfirmItem): Promi
   }
 }
 
+/**
+ * Imports one accepted suggestion inside a whole-session confirm's batch transaction, under a
+ * savepoint: a failure undoes only this suggestion's writes and is recorded on it.
+ */
+export async function confirmItemInBatch(trx: Transaction<Database>, ctx: ConfirmContext, item: ConfirmItem): Promise<ItemOutcome> {
+  await sql`savepoint import_item`.execute(trx);
+  try {
+    const outcome = await importSuggestion(trx, ctx, item);
+    await sql`release savepoint import_item`.execute(trx);
+    return outcome;
+  } catch (error) {
+    await sql`rollback to savepoint import_item`.execute(trx);
+    const reason = error instanceof ItemFailure ? error.message : rejectionReason(error);
+    if (reason === undefined) throw error;
+    await markSuggestionFailed(trx, ctx.session.id, item.index, reason, ctx.now);
+    return failedOutcome(item.index, reason);
+  }
+}
+
 /** Sources whose rows a bank already booked. */
-const STATEMENT_SOURCES = ['csv', 'camt', 'ofx'];
+export const STATEMENT_SOURCES = ['csv', 'camt', 'ofx'];
 
 function skippedDuplicate(index: number, transactionId: number): ItemOutcome {
   return {

@@ -52,6 +52,12 @@ export interface ImportedEntry {
    * its currency is not the default wallet's.
    */
   bankRow?: { fileWallet: string };
+  /** Resolved already (an import session's confirm): the wallet, party and category by id, names unused. */
+  walletId?: number;
+  partyId?: number | null;
+  categoryId?: number | null;
+  /** A statement row of an import session: booked even below zero, like `bankRow`. */
+  bookedElsewhere?: boolean;
 }
 
 export interface ImportedTransfer {

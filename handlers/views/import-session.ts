@@ -1,7 +1,8 @@
 // Import sessions and their suggestions as the API shows them (spec: ImportSession,
 // ImportSuggestion). Counters come from the suggestion rows, so they are always consistent.
 import type { components } from '../../generated/api.js';
-import type { ImportSessionRow, ImportSuggestionRow } from '../../db/import-sessions.js';
+import { confirmRunOf } from '../../db/import-confirm-runs.js';
+import type { ImportSessionRow, ImportSuggestionRow, SuggestionCounts } from '../../db/import-sessions.js';
 import { moneyToJson } from '../../domain/money.js';
 import type { CsvReading } from '../../domain/statements/csv-statement.js';
 import type { AccountBalances } from '../../domain/statements/statement-line.js';
@@ -61,8 +62,9 @@ export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionVi
   };
 }
 
-export function toImportSession(row: ImportSessionRow, suggestions: ImportSuggestionRow[]): ImportSessionView {
-  const counts = { total_suggestions: suggestions.length, duplicates_found: suggestions.filter((s) => s.duplicate !== null).length };
+/** The session with the suggestions given (all, or the range asked for) and the counts of all of them. */
+export function toImportSession(row: ImportSessionRow, suggestions: ImportSuggestionRow[], all: SuggestionCounts): ImportSessionView {
+  const counts = { total_suggestions: all.total, duplicates_found: all.duplicates };
   return {
     id: row.id,
     user_id: row.user_id,
@@ -71,7 +73,7 @@ export function toImportSession(row: ImportSessionRow, suggestions: ImportSugges
     document_type: row.document_type,
     processor: PROCESSORS.find((processor) => processor === row.processor) ?? 'csv',
     status: row.status,
-    progress: suggestions.filter((s) => s.status === 'confirmed').length,
+    progress: all.imported,
     ...counts,
     error: row.error,
     metadata: referenceMetadata(row, counts),
@@ -84,10 +86,14 @@ export function toImportSession(row: ImportSessionRow, suggestions: ImportSugges
   };
 }
 
-/** The reference's `metadata`: the counts once analysed, the error when analysis failed. */
+/** The reference's `metadata`: the counts once analysed (with a whole-session confirm's progress), the error when analysis failed. */
 function referenceMetadata(row: ImportSessionRow, counts: { total_suggestions: number; duplicates_found: number }): ImportSessionView['metadata'] {
   if (row.status === 'failed') return { error: row.error ?? 'Analysis failed' };
-  return row.status === 'ready' || row.status === 'confirmed' ? counts : null;
+  if (row.status !== 'ready' && row.status !== 'confirmed') return null;
+  const run = confirmRunOf(row);
+  if (!run) return counts;
+  const { state, total, processed, created_count, already_imported_count, skipped_count, failed_count, started_at, finished_at } = run;
+  return { ...counts, confirm: { state, total, processed, created_count, already_imported_count, skipped_count, failed_count, started_at, finished_at } };
 }
 
 /** How the session's CSV file was read (analysis keeps it in the metadata), or null. */

@@ -10,17 +10,17 @@ import { report, type Row, type Target } from './load.js';
 
 const GOAL_SECONDS = 10;
 
-/** The export, as a bank writes it; `rows` transactions, one income in five. */
-export function bankExport(rows: number, account: string): Buffer {
-  const lines = [`Kontonummer:;${account}`, 'Zeitraum:;01.01.2026 - 31.12.2026', 'Kontostand alt:;1.000,00 EUR', '', 'Buchungstag;Valuta;Auftraggeber/Empfänger;Buchungstext;Verwendungszweck;Betrag (EUR)'];
+/** The export, as a bank writes it; `rows` transactions of 20`year`, one income in five. */
+export function bankExport(rows: number, account: string, year = 26): Buffer {
+  const lines = [`Kontonummer:;${account}`, `Zeitraum:;01.01.20${year} - 31.12.20${year}`, 'Kontostand alt:;1.000,00 EUR', '', 'Buchungstag;Valuta;Auftraggeber/Empfänger;Buchungstext;Verwendungszweck;Betrag (EUR)'];
   for (let i = 0; i < rows; i++) {
     const cents = i % 5 === 4 ? 250_000 + (i % 1000) : -(1_234 + (i % 97) * 13);
-    const day = `${String((i % 28) + 1).padStart(2, '0')}.${String((i % 12) + 1).padStart(2, '0')}.26`;
+    const day = `${String((i % 28) + 1).padStart(2, '0')}.${String((i % 12) + 1).padStart(2, '0')}.${year}`;
     const euros = Math.floor(Math.abs(cents) / 100).toLocaleString('de-DE');
     const amount = `${cents < 0 ? '-' : ''}${euros},${String(Math.abs(cents) % 100).padStart(2, '0')}`;
     lines.push(`${day};${day};Händler ${i % 250};${cents < 0 ? 'Kartenzahlung' : 'Gutschrift'};"Einkauf ${i}; Filiale ${i % 7}";${amount}`);
   }
-  lines.push('Kontostand am 31.12.2026;;;;;0,00');
+  lines.push(`Kontostand am 31.12.20${year};;;;;0,00`);
   return Buffer.from(lines.join('\r\n') + '\r\n', 'latin1');
 }
 

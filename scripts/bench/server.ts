@@ -46,10 +46,10 @@ const writerWallets = await database.db
   .execute();
 await database.db.updateTable('wallets').set({ balance: '1000000' }).where('id', 'in', writerWallets.map((w) => w.id)).execute();
 
-// The import part needs the job queue (the upload's rows are written by its job), as the
+// The import parts need the job queue (the upload's rows are written by its job), as the
 // service runs it; the other parts measure requests without background work.
 const parts = process.env.BENCH_ONLY?.split(',').map((part) => part.trim()) ?? ['import'];
-const runner = parts.includes('import') ? new JobRunner(database.connectionString, jobs, { db: database.db, services: app.services, log: app.log }) : undefined;
+const runner = parts.includes('import') || parts.includes('import-session') ? new JobRunner(database.connectionString, jobs, { db: database.db, services: app.services, log: app.log }) : undefined;
 await runner?.start();
 app.services.jobs.attach(runner);
 

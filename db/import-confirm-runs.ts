@@ -1,0 +1,120 @@
+// A confirm of a whole import session (`accept_all`) run by a job, a batch of suggestions per
+// database transaction. Its state lives in the session's metadata (`confirm`): the request's
+// flags and item overrides, the index the next batch starts at and the counts so far. Each
+// batch locks the session row (SKIP LOCKED: a second worker passes it by), locks its
+// suggestions, writes, marks them and moves `next_index` in one commit, so a crash loses only
+// the batch in flight and a rerun resumes where the last commit left off.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, JsonObject } from './schema.js';
+import type { ImportSessionRow, ImportSuggestionRow } from './import-sessions.js';
+
+export interface ConfirmRun {
+  state: 'running' | 'done';
+  auto_create_wallets: boolean;
+  auto_create_parties: boolean;
+  auto_create_categories: boolean;
+  /** The request's items (at most 1,000): overrides and `accept_duplicate` by index. */
+  items: JsonObject[];
+  /** The first suggestion index the next batch reads. */
+  next_index: number;
+  /** Suggestions of the session when the run started. */
+  total: number;
+  processed: number;
+  created_count: number;
+  already_imported_count: number;
+  skipped_count: number;
+  failed_count: number;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export function confirmRunOf(session: ImportSessionRow): ConfirmRun | null {
+  return ((session.metadata as { confirm?: ConfirmRun } | null)?.confirm as ConfirmRun | undefined) ?? null;
+}
+
+/**
+ * Starts a run unless one is running; returns the session as it is now, or undefined when a
+ * run was already going (or the session is no longer ready or confirmed).
+ */
+export async function startConfirmRun(db: Kysely<Database>, sessionId: number, run: ConfirmRun, now: Date): Promise<ImportSessionRow | undefined> {
+  return db
+    .updateTable('import_sessions')
+    .set({ metadata: sql`coalesce(metadata, '{}'::jsonb) || jsonb_build_object('confirm', ${JSON.stringify(run)}::jsonb)`, updated_at: now })
+    .where('id', '=', sessionId)
+    .where('status', 'in', ['ready', 'confirmed'])
+    .where(sql<boolean>`coalesce(metadata->'confirm'->>'state', '') <> 'running'`)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Sessions with a run still going (a lost nudge or a crashed worker leaves them so). */
+export async function runningConfirmIds(db: Kysely<Database>, limit = 20): Promise<number[]> {
+  const rows = await db
+    .selectFrom('import_sessions')
+    .select('id')
+    .where(sql<boolean>`metadata->'confirm'->>'state' = 'running'`)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The session with a running confirm, locked for one batch; undefined when another worker holds it or nothing runs. */
+export async function lockConfirmRun(trx: Transaction<Database>, sessionId: number): Promise<{ session: ImportSessionRow; run: ConfirmRun } | undefined> {
+  const session = await trx
+    .selectFrom('import_sessions')
+    .selectAll()
+    .where('id', '=', sessionId)
+    .where(sql<boolean>`metadata->'confirm'->>'state' = 'running'`)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  const run = session && confirmRunOf(session);
+  return session && run ? { session, run } : undefined;
+}
+
+/** The next suggestions in index order, locked: a confirm of single items waits for them and then sees them imported. */
+export function lockSuggestionBatch(trx: Transaction<Database>, sessionId: number, fromIndex: number, limit: number): Promise<ImportSuggestionRow[]> {
+  return trx
+    .selectFrom('import_suggestions')
+    .selectAll()
+    .where('import_session_id', '=', sessionId)
+    .where('suggestion_index', '>=', fromIndex)
+    .orderBy('suggestion_index')
+    .limit(limit)
+    .forUpdate()
+    .execute();
+}
+
+/** Suggestions turned into transactions, in one statement. */
+export async function markBatchImported(trx: Transaction<Database>, created: Array<{ id: number; transactionId: number }>, now: Date): Promise<void> {
+  if (created.length === 0) return;
+  await sql`
+    update import_suggestions as s
+       set status = 'confirmed', transaction_id = v.transaction_id, fee_transaction_id = null, error = null, confirmed_at = ${now}, updated_at = ${now}
+      from unnest(${created.map((c) => c.id)}::bigint[], ${created.map((c) => c.transactionId)}::bigint[]) as v(id, transaction_id)
+     where s.id = v.id`.execute(trx);
+}
+
+/** Suggestions that could not be imported, with their reasons, in one statement. */
+export async function markBatchFailed(trx: Transaction<Database>, failed: Array<{ id: number; reason: string }>, now: Date): Promise<void> {
+  if (failed.length === 0) return;
+  await sql`
+    update import_suggestions as s
+       set status = 'failed', error = v.reason, updated_at = ${now}
+      from unnest(${failed.map((f) => f.id)}::bigint[], ${failed.map((f) => f.reason)}::text[]) as v(id, reason)
+     where s.id = v.id and s.status <> 'confirmed'`.execute(trx);
+}
+
+/** The run's new state, and the session `confirmed` from the first batch that created a transaction. */
+export async function saveConfirmRun(trx: Transaction<Database>, sessionId: number, run: ConfirmRun, now: Date): Promise<void> {
+  await trx
+    .updateTable('import_sessions')
+    .set({
+      metadata: sql`coalesce(metadata, '{}'::jsonb) || jsonb_build_object('confirm', ${JSON.stringify(run)}::jsonb)`,
+      ...(run.created_count > 0 ? { status: 'confirmed' as const, confirmed_at: sql<Date>`coalesce(confirmed_at, ${now})` } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', sessionId)
+    .execute();
+}

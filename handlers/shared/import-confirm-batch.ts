@@ -1,0 +1,153 @@
+// One batch of a whole-session confirm (`accept_all`), inside the caller's database
+// transaction with the suggestions locked. The suggestions the request says nothing about are
+// written together through the legacy import's batch writer (shared/import-batch.ts: the
+// overdraft rule walked in order, one INSERT, each wallet's balance moved once, budget alerts
+// once per wallet and category); one with an item (overrides, `accept_duplicate`) or a fee
+// takes the single-suggestion path of a small confirm under a savepoint. The rules are a small
+// confirm's: imported ones are left alone, duplicates skipped unless accepted, statement rows
+// booked even below zero, a wallet created for a statement's account opens at its balance.
+import { sql, type Transaction } from 'kysely';
+import { markBatchFailed, markBatchImported } from '../../db/import-confirm-runs.js';
+import type { ImportSuggestionRow } from '../../db/import-sessions.js';
+import { findOrCreateNamedWallet } from '../../db/import-wallets.js';
+import type { Database } from '../../db/schema.js';
+import { findLive, type SyncedTable } from '../../db/sync.js';
+import { Decimal } from '../../domain/money.js';
+import { importEntries } from './import-batch.js';
+import { confirmItemInBatch, STATEMENT_SOURCES, type ConfirmContext, type ConfirmItem, type ItemOutcome } from './import-confirm.js';
+import { rejectionReason, RowRejected, type ImportedEntry } from './import-entries.js';
+
+/** Suggestions per database transaction of a whole-session confirm. */
+export const CONFIRM_BATCH = 2000;
+
+export interface BatchCounts {
+  created: number;
+  already_imported: number;
+  skipped: number;
+  failed: number;
+}
+
+/** Imports the batch's suggestions; returns what became of them. Unexpected database errors are thrown. */
+export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: ConfirmContext, suggestions: ImportSuggestionRow[], items: Map<number, ConfirmItem>): Promise<BatchCounts> {
+  const counts: BatchCounts = { created: 0, already_imported: 0, skipped: 0, failed: 0 };
+  const tally = (status: ItemOutcome['status']) => {
+    if (status === 'created') counts.created++;
+    else if (status === 'already_imported') counts.already_imported++;
+    else if (status === 'skipped_duplicate') counts.skipped++;
+    else counts.failed++;
+  };
+  const plain: ImportSuggestionRow[] = [];
+  for (const suggestion of suggestions) {
+    const item = items.get(suggestion.suggestion_index);
+    if (suggestion.status === 'confirmed') tally('already_imported');
+    else if (suggestion.duplicate !== null && item?.accept_duplicate !== true) tally('skipped_duplicate');
+    else if (item || (suggestion.fee !== null && new Decimal(suggestion.fee).greaterThan(0))) tally((await confirmItemInBatch(trx, ctx, item ?? { index: suggestion.suggestion_index })).status);
+    else plain.push(suggestion);
+  }
+  if (plain.length === 0) return counts;
+
+  await sql`savepoint import_plain`.execute(trx);
+  try {
+    const written = await writePlain(trx, ctx, plain);
+    await sql`release savepoint import_plain`.execute(trx);
+    counts.created += written.created;
+    counts.failed += written.failed;
+  } catch (error) {
+    // an error nobody anticipated: the suggestions one by one, each alone
+    await sql`rollback to savepoint import_plain`.execute(trx);
+    ctx.log?.warn({ err: error }, 'writing an import confirm batch together failed; writing its suggestions one by one');
+    for (const suggestion of plain) tally((await confirmItemInBatch(trx, ctx, { index: suggestion.suggestion_index })).status);
+  }
+  return counts;
+}
+
+/** The plain suggestions resolved to entries and written together; each one's outcome recorded on it. */
+async function writePlain(trx: Transaction<Database>, ctx: ConfirmContext, plain: ImportSuggestionRow[]): Promise<{ created: number; failed: number }> {
+  const failed: Array<{ id: number; reason: string }> = [];
+  const entries: ImportedEntry[] = [];
+  const owners: ImportSuggestionRow[] = [];
+  const resolve = new Resolver(trx, ctx);
+  for (const suggestion of plain) {
+    try {
+      entries.push(await entryOf(suggestion, ctx, resolve));
+      owners.push(suggestion);
+    } catch (error) {
+      const reason = rejectionReason(error);
+      if (reason === undefined) throw error;
+      failed.push({ id: suggestion.id, reason });
+    }
+  }
+  const created: Array<{ id: number; transactionId: number }> = [];
+  const reasons = await importEntries(trx, entries, { userId: ctx.userId, now: ctx.now, timeZone: ctx.timeZone, alert: ctx.alert }, (at, transactionId) =>
+    created.push({ id: owners[at].id, transactionId }),
+  );
+  reasons.forEach((reason, at) => {
+    if (reason !== undefined) failed.push({ id: owners[at].id, reason });
+  });
+  await markBatchImported(trx, created, ctx.now);
+  await markBatchFailed(trx, failed, ctx.now);
+  return { created: created.length, failed: failed.length };
+}
+
+/** A suggestion as the entry a small confirm would write for it without overrides. */
+async function entryOf(suggestion: ImportSuggestionRow, ctx: ConfirmContext, resolve: Resolver): Promise<ImportedEntry> {
+  const type = suggestion.type ?? 'expense';
+  const amount = suggestion.amount;
+  if (amount === null || !new Decimal(amount).greaterThan(0)) throw new RowRejected('Amount must be a number greater than zero.');
+  const date = suggestion.date;
+  if (date === null || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new RowRejected('The suggestion has no date: give one.');
+  const { request } = ctx;
+  const partyId = await resolve.live('parties', suggestion.party_id);
+  const categoryId = await resolve.live('categories', suggestion.category_id);
+  return {
+    type,
+    amount: new Decimal(amount).toFixed(),
+    date,
+    currency: suggestion.currency,
+    wallet: suggestion.wallet,
+    walletId: await resolve.wallet(suggestion),
+    // a name is created by the batch writer when auto-creation is on, else left empty
+    party: request.auto_create_parties ? suggestion.party : null,
+    partyId: partyId ?? (request.auto_create_parties && suggestion.party ? undefined : null),
+    category: request.auto_create_categories ? suggestion.category : null,
+    categoryId: categoryId ?? (request.auto_create_categories && suggestion.category ? undefined : null),
+    description: suggestion.description,
+    bookedElsewhere: STATEMENT_SOURCES.includes(suggestion.document_type ?? ''),
+  };
+}
+
+/** Matched records checked live, and wallets found or created by name, once per batch. */
+class Resolver {
+  private readonly lives = new Map<string, Promise<boolean>>();
+  private readonly wallets = new Map<string, Promise<number>>();
+
+  constructor(
+    private readonly trx: Transaction<Database>,
+    private readonly ctx: ConfirmContext,
+  ) {}
+
+  async live(table: SyncedTable, id: number | null): Promise<number | null> {
+    if (id === null) return null;
+    const key = `${table}:${id}`;
+    if (!this.lives.has(key)) this.lives.set(key, findLive(this.trx, table, this.ctx.userId, id).then((row) => row !== undefined));
+    return (await this.lives.get(key)!) ? id : null;
+  }
+
+  /** The matched wallet if still live, else one found or made by name and currency (the statement's opening balance when it states one). */
+  async wallet(suggestion: ImportSuggestionRow): Promise<number> {
+    const matched = await this.live('wallets', suggestion.wallet_id);
+    if (matched !== null) return matched;
+    const { ctx } = this;
+    if (!(ctx.request.auto_create_wallets && suggestion.wallet && suggestion.currency)) {
+      throw new RowRejected(suggestion.wallet_id !== null ? 'The matched wallet was deleted: select a wallet.' : 'A wallet must be selected or auto-created.');
+    }
+    const { wallet: name, currency } = suggestion;
+    const key = JSON.stringify([name, currency]);
+    if (!this.wallets.has(key)) {
+      const statement = ctx.balances.find((b) => b.account === name && b.opening_balance !== null);
+      const opening = statement && { type: statement.kind === 'credit_card' ? ('credit_card' as const) : ('bank' as const), balance: statement.opening_balance! };
+      this.wallets.set(key, findOrCreateNamedWallet(this.trx, ctx.userId, name, currency, currency, ctx.now, opening).then((wallet) => wallet.id));
+    }
+    return this.wallets.get(key)!;
+  }
+}
