@@ -78,9 +78,9 @@ export class Contract {
     const params = (result.coerced as { params?: unknown } | undefined)?.params;
     const errors = [
       ...(result.errors ?? []),
-      ...nulCharacterErrors(parts.body, '/requestBody'),
-      ...nulCharacterErrors(query, '/query'),
-      ...nulCharacterErrors(params, '/path'), // `/configurations/%00`: names no record (404)
+      ...unstorableTextErrors(parts.body, '/requestBody'),
+      ...unstorableTextErrors(query, '/query'),
+      ...unstorableTextErrors(params, '/path'), // `/configurations/%00`: names no record (404)
     ];
     if (errors.length === 0) {
       const coerced: { params?: unknown; query?: unknown } = result.coerced ?? {};
@@ -173,22 +173,34 @@ function safeIntegers(node: unknown): unknown {
   return out;
 }
 
+/** A UTF-16 half of a pair with no other half: JSON can carry it (`"\ud800"`), UTF-8 cannot. */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why PostgreSQL could not store this string (so it is refused as the field's error), if it cannot. */
+function unstorableText(value: string): { keyword: string; message: string } | undefined {
+  // text cannot hold U+0000; jsonb refuses an unpaired surrogate's escape (a 500 before this check)
+  if (value.includes('\u0000')) return { keyword: 'nulCharacter', message: 'may not contain NUL characters' };
+  if (UNPAIRED_SURROGATE.test(value)) return { keyword: 'unpairedSurrogate', message: 'may not contain unpaired surrogates' };
+  return undefined;
+}
+
 /**
- * PostgreSQL text cannot hold U+0000, so a string carrying it is refused here (422 on its
- * field) rather than failing in SQL. Shaped like ajv's errors so they are keyed the same way.
+ * Strings PostgreSQL cannot store (unstorableText) are refused here (422 on their field)
+ * rather than failing in SQL. Shaped like ajv's errors so they are keyed the same way.
  * Walked with a stack, not recursion: a body nested thousands deep must not overflow it.
  */
-function nulCharacterErrors(root: unknown, rootPath: string): ErrorObject[] {
+function unstorableTextErrors(root: unknown, rootPath: string): ErrorObject[] {
   const errors: ErrorObject[] = [];
   const pending: Array<[unknown, string]> = [[root, rootPath]];
   while (pending.length > 0) {
     const [value, instancePath] = pending.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) errors.push({ keyword: 'nulCharacter', instancePath, schemaPath: '', params: {}, message: 'may not contain NUL characters' });
+      const problem = unstorableText(value);
+      if (problem) errors.push({ ...problem, instancePath, schemaPath: '', params: {} });
     } else if (value && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         pending.push([item, `${instancePath}/${key}`]);
-        if (key.includes('\u0000')) pending.push([key, `${instancePath}/${key}`]); // a key is stored too (jsonb)
+        if (unstorableText(key)) pending.push([key, `${instancePath}/${key}`]); // a key is stored too (jsonb)
       }
     }
   }
@@ -272,6 +284,8 @@ function messageFor(field: string, error: ErrorObject): string {
       return 'The body is not valid JSON.';
     case 'nulCharacter':
       return `The ${label} may not contain NUL characters.`;
+    case 'unpairedSurrogate':
+      return `The ${label} may not contain unpaired surrogate characters (text that is not valid Unicode).`;
     default:
       return `The ${label} is invalid.`;
   }
