@@ -1,8 +1,13 @@
-// The SQL aggregations behind GET /stats. Every query groups the caller's live, non-transfer
-// transactions of a date window in PostgreSQL (index-only scans of the live-window index,
-// migration 013) and returns sums per wallet currency as exact decimal strings;
-// no transaction is loaded into JS.
-// Conversion into the user's currency happens afterwards, on these few sums.
+// The SQL aggregations behind GET /stats, over the caller's live, non-transfer transactions of
+// a window of whole local days, returned as sums per wallet currency (exact decimal strings);
+// no transaction is loaded into JS. Conversion into the user's currency happens afterwards.
+//
+// The sums come from the per-day summary tables (migration 021: by day, wallet and type, and
+// intent, first category or party), kept in the user's time zone; the raw rows are read only
+// for the current local day, which the daily sums split at `now`. When the summary is not kept
+// in the zone asked for (a zone PostgreSQL does not know), the `raw*` functions answer from the
+// rows (index-only scans of the live-window index, migration 013); they are also the
+// from-scratch recomputation the tests compare the summary with.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
 import type { Database, TransactionIntent } from './schema.js';
@@ -68,11 +73,55 @@ function windowRows(window: StatsWindow): RawBuilder<unknown> {
 
 const toSum = (row: any): CurrencySum => ({ type: row.type, currency: row.currency, total: String(row.total), count: Number(row.count) });
 
+/** Whether the summary tables hold the user's sums by local day of `timeZone`. */
+export async function summaryKeptIn(db: Kysely<Database>, userId: number, timeZone: string): Promise<boolean> {
+  const { rows } = await sql<{ zone: string }>`select stats_time_zone(${userId}) as zone`.execute(db);
+  return rows[0]?.zone === timeZone;
+}
+
+export interface DayRange {
+  /** First local day, `YYYY-MM-DD`. */
+  first: string;
+  /** Last local day, inclusive. */
+  last: string;
+}
+
+const summaryRows = (table: string, window: StatsWindow, days: DayRange) =>
+  sql`${sql.table(table)} s where s.user_id = ${window.userId} and s.day between ${days.first}::date and ${days.last}::date
+    ${window.walletIds?.length ? sql`and s.wallet_id = any(${window.walletIds}::bigint[])` : sql``}`;
+
 /**
- * Sums per type, wallet and calendar day (in `timeZone`) from `firstDay` to `lastDay`, split at
- * `now`: one index-only scan of the live-window index (013) and a hash aggregation.
+ * Sums per type, wallet and calendar day (in `timeZone`) from `days.first` to `days.last`, split
+ * at `now`: the summary's rows of every day but `today` (earlier days are past, later ones not),
+ * and today's raw rows (a few hundred at most) split at `now`.
  */
-export async function dailySums(db: Kysely<Database>, window: StatsWindow, days: { first: string; last: string }, timeZone: string, now: Date): Promise<DailySum[]> {
+export async function dailySums(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string): Promise<DailySum[]> {
+  const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
+  const { rows } = await sql<any>`
+    select x.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
+    from (
+      select s.day, s.type, s.wallet_id, s.day < ${today}::date as past, sum(s.total) as total, sum(s.count) as count
+      from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
+      group by 1, 2, 3, 4
+      union all
+      select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
+      from transactions t
+      where ${today}::date between ${days.first}::date and ${days.last}::date
+        and t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
+        and t.datetime >= (${today}::date::timestamp at time zone ${timeZone})
+        and t.datetime < ((${today}::date + 1)::timestamp at time zone ${timeZone})
+        ${walletFilter}
+      group by 1, 2, 3, 4
+    ) x
+    join wallets w on w.id = x.wallet_id`.execute(db);
+  return rows.map((row) => ({ ...toSum(row), walletId: Number(row.wallet_id), walletName: row.wallet_name, day: row.day, past: row.past }));
+}
+
+/**
+ * dailySums from the raw rows: one index-only scan of the live-window index (013) and a hash
+ * aggregation.
+ */
+export async function rawDailySums(db: Kysely<Database>, window: StatsWindow, days: { first: string; last: string }, timeZone: string, now: Date): Promise<DailySum[]> {
   const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
   const { rows } = await sql<any>`
     select x.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
@@ -98,11 +147,42 @@ export interface DimensionSums {
 }
 
 /**
- * Sums per type, wallet (so currency), first category (the lowest linked id), party and intent
- * in one pass over the window's index-only scan, joined to the names after aggregating; each
- * list repeats a key once per combination, and the views add them up.
+ * Sums per type, wallet (so currency) and first category (the lowest linked id), party or
+ * intent over the whole local days `days` (the window's), from the three summary tables in one
+ * statement, joined to the names after aggregating; each list repeats a key once per wallet,
+ * and the views add them up.
  */
-export async function dimensionSums(db: Kysely<Database>, window: StatsWindow): Promise<DimensionSums> {
+export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, days: DayRange): Promise<DimensionSums> {
+  const { rows } = await sql<any>`
+    select d.kind, d.type, d.key_id, d.intent, d.total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
+    from (
+      select 'category' as kind, s.type, s.wallet_id, s.category_id as key_id, null::text as intent, sum(s.total) as total, sum(s.count) as count
+        from ${summaryRows('stats_category_day_sums', window, days)} group by s.type, s.wallet_id, s.category_id
+      union all
+      select 'party', s.type, s.wallet_id, s.party_id, null, sum(s.total), sum(s.count)
+        from ${summaryRows('stats_party_day_sums', window, days)} group by s.type, s.wallet_id, s.party_id
+      union all
+      select 'intent', s.type, s.wallet_id, null, s.intent, sum(s.total), sum(s.count)
+        from ${summaryRows('stats_day_sums', window, days)} group by s.type, s.wallet_id, s.intent
+    ) d
+    join wallets w on w.id = d.wallet_id
+    left join categories c on d.kind = 'category' and c.id = d.key_id
+    left join parties p on d.kind = 'party' and p.id = d.key_id`.execute(db);
+  // 0 is the summary's key for "none"
+  const id = (value: unknown) => (value === null || Number(value) === 0 ? null : Number(value));
+  const of = (kind: string) => rows.filter((row) => row.kind === kind);
+  return {
+    categories: of('category').map((row) => ({ ...toSum(row), id: id(row.key_id), name: row.category_name, slug: row.category_slug })),
+    parties: of('party').map((row) => ({ ...toSum(row), id: id(row.key_id), name: row.party_name, slug: null })),
+    intents: of('intent').map((row) => ({ ...toSum(row), intent: row.intent })),
+  };
+}
+
+/**
+ * dimensionSums from the raw rows: sums per type, wallet, first category, party and intent in
+ * one pass over the window's index-only scan, joined to the names after aggregating.
+ */
+export async function rawDimensionSums(db: Kysely<Database>, window: StatsWindow): Promise<DimensionSums> {
   const { rows } = await sql<any>`
     select d.*, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
