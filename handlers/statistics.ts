@@ -54,11 +54,13 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
     (await summary) ? sums.dailySums(db, window, dailyDays, timeZone, now, dayIn(now, timeZone)) : sums.rawDailySums(db, window, dailyDays, timeZone, now);
   const readDimensions = async () =>
     (await summary) ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }) : sums.rawDimensionSums(db, window);
+  const readLargest = async () =>
+    (await summary) ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }) : sums.rawLargestPerWallet(db, window);
   const [currency, daily, { categories, parties, intents }, largest, balances] = await Promise.all([
     targetCurrency(db, user.id),
     wants('overview', 'activity', 'comparisons', 'cashflow') ? readDaily() : [],
     wants('activity', 'categories', 'parties', 'position') ? readDimensions() : noDimensions,
-    wants('cashflow') ? sums.largestPerWallet(db, window) : [],
+    wants('cashflow') ? readLargest() : [],
     wants('overview', 'position') ? sums.balancesPerCurrency(db, user.id, walletIds) : [],
   ]);
   const currencies = new Set([...daily, ...categories, ...parties, ...intents, ...largest, ...balances].map((row) => row.currency));

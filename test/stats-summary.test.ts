@@ -72,6 +72,8 @@ async function summaryAgreesWithRows(t: Test, step: string) {
     t.same(normalised(summary.categories, named), normalised(raw.categories, named), `${step}, ${label}: categories`);
     t.same(normalised(summary.parties, named), normalised(raw.parties, named), `${step}, ${label}: parties`);
     t.same(normalised(summary.intents, (s) => s.intent), normalised(raw.intents, (s) => s.intent), `${step}, ${label}: intents`);
+    const largest = (rows: sums.LargestRow[]) => rows.map((r) => `${r.id} ${r.type} ${r.currency} ${new Decimal(r.amount).toFixed(4)} ${r.description} ${r.category}`).sort();
+    t.same(largest(await sums.largestPerWallet(api.db, window, { first: range.startDay, last: range.endDay })), largest(await sums.rawLargestPerWallet(api.db, window)), `${step}, ${label}: largest rows`);
   }
   const stats = await api.request('GET', '/api/v1/stats?preset=all_time', { token: owner.token });
   t.equal(stats.status, 200, `${step}: GET /stats answers`);

@@ -21,6 +21,8 @@
 // Rows are keyed by wallet and writers lock their wallets first (moveBalances), so the trigger's
 // row locks sit behind locks the writer already holds; the rows are upserted in key order.
 // A zone PostgreSQL does not know counts as UTC here; the reader then uses the raw rows.
+// An index (user, wallet, type, amount desc, id) of live non-transfer rows serves the largest
+// rows of a window top-down.
 import { sql, type Kysely } from 'kysely';
 
 const TABLES = [
@@ -237,11 +239,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger users_stats_sums_delete after delete on users
     referencing old table as old_rows for each statement execute function stats_sums_after_users()`.execute(db);
 
+  // GET /stats's largest rows: per wallet and type, top-down by amount (ties: the lowest id)
+  // until a row falls in the window, instead of two scans of the window (db/statistics.ts)
+  await sql`create index transactions_user_largest_idx on transactions (user_id, wallet_id, type, amount desc, id)
+    include (datetime) where deleted_at is null and transfer_id is null`.execute(db);
+
   // backfill every user's rows (INSERT ... SELECT: transactions are only read)
   await sql`select stats_sums_rebuild(array(select id from users))`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop index transactions_user_largest_idx`.execute(db);
   for (const event of ['insert', 'update', 'delete']) {
     await sql`drop trigger ${sql.id(`transactions_stats_sums_${event}`)} on transactions`.execute(db);
     await sql`drop trigger ${sql.id(`transaction_categories_stats_sums_${event}`)} on transaction_categories`.execute(db);
