@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { TestApp } from './harness.js';
 
 const DIMENSIONS = [
-  { table: 'stats_day_sums', key: sql`t.intent` , column: 'intent' },
+  { table: 'stats_day_sums', key: sql`t.intent`, column: 'intent' },
   { table: 'stats_category_day_sums', key: sql`coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0)::text`, column: 'category_id' },
   { table: 'stats_party_day_sums', key: sql`coalesce(t.party_id, 0)::text`, column: 'party_id' },
 ];
