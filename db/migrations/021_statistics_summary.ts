@@ -15,8 +15,9 @@
 //   new rows' added; an update that changes none of the summarised columns contributes nothing.
 // - on transaction_categories: a transaction whose first category changed moves from the old
 //   one to the new one in stats_category_day_sums.
-// - on configurations: a change of the effective `timezone` rebuilds that user's rows from
-//   scratch (INSERT ... SELECT: no transaction row is updated, so no sync stamp moves).
+// - on configurations: a change of the effective `timezone` records it in stats_sum_zones (the
+//   zone each user's rows are kept in; none: UTC) and rebuilds that user's rows from scratch
+//   (INSERT ... SELECT: no transaction row is updated, so no sync stamp moves).
 // - on users (delete): the user's rows go (the triggers above ignore users that are gone).
 // Rows are keyed by wallet and writers lock their wallets first (moveBalances), so the trigger's
 // row locks sit behind locks the writer already holds; the rows are upserted in key order.
@@ -89,8 +90,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create index ${sql.id(`${table}_empty_idx`)} on ${sql.table(table)} (user_id) where count = 0`.execute(db);
   }
 
-  // The zone the summary is kept in, for a configuration value: its string, else UTC (as
-  // db/transactions.ts userTimeZone does), and UTC for a name PostgreSQL cannot use.
+  // The zone a configuration value asks for: its string, else UTC (as db/transactions.ts
+  // userTimeZone reads it), and UTC for a name PostgreSQL cannot use. An exception block (a
+  // subtransaction) tests the name, so it runs only when the setting is written.
   await sql`create function stats_zone_of(value jsonb, deleted_at timestamptz) returns text language plpgsql stable as $$
     declare zone text;
     begin
@@ -106,8 +108,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       return zone;
     end
   $$`.execute(db);
-  await sql`create function stats_time_zone(uid bigint) returns text language sql stable as $$
+  await sql`create function stats_configured_zone(uid bigint) returns text language sql stable as $$
     select coalesce((select stats_zone_of(c.value, c.deleted_at) from configurations c where c.user_id = uid and c.key = 'timezone'), 'UTC')
+  $$`.execute(db);
+  // The zone each user's summary rows are kept in (no row: UTC), read by every trigger and read
+  // of the summary; written with the rebuild when the setting changes.
+  await sql`create table stats_sum_zones (user_id bigint primary key, zone text not null)`.execute(db);
+  await sql`create function stats_time_zone(uid bigint) returns text language sql stable as $$
+    select coalesce((select z.zone from stats_sum_zones z where z.user_id = uid), 'UTC')
   $$`.execute(db);
 
   const rebuildInserts = TABLES.map(({ table, key }) => `
@@ -194,27 +202,25 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 
   // ---- configurations: the time zone changed ---------------------------------------------------
-  const zoneChanged = (newRows: string, oldRows: string) => `
-    select array_agg(u.user_id) from (
-      select user_id from ${newRows} x where x.key = 'timezone'
-      union
-      select user_id from ${oldRows} x where x.key = 'timezone'
-    ) u
+  const zoneChanged = (rows: string) => `
+    select array_agg(u.user_id) from (${rows}) u
     where exists (select 1 from users where users.id = u.user_id)
-      and stats_time_zone(u.user_id)
-          is distinct from coalesce((select stats_zone_of(o.value, o.deleted_at) from ${oldRows} o where o.user_id = u.user_id and o.key = 'timezone'), 'UTC')`;
-  const NO_CONFIGURATIONS = `(select null::bigint as user_id, null::text as key, null::jsonb as value, null::timestamptz as deleted_at where false)`;
+      and stats_configured_zone(u.user_id) <> stats_time_zone(u.user_id)`;
+  const timeZoneRows = (rows: string) => `select user_id from ${rows} x where x.key = 'timezone'`;
   await sql`create function stats_sums_after_configurations() returns trigger language plpgsql as $$
     declare uids bigint[];
     begin
       if tg_op = 'INSERT' then
-        uids := (${sql.raw(zoneChanged('new_rows', NO_CONFIGURATIONS))});
+        uids := (${sql.raw(zoneChanged(timeZoneRows('new_rows')))});
       elsif tg_op = 'DELETE' then
-        uids := (${sql.raw(zoneChanged(NO_CONFIGURATIONS, 'old_rows'))});
+        uids := (${sql.raw(zoneChanged(timeZoneRows('old_rows')))});
       else
-        uids := (${sql.raw(zoneChanged('new_rows', 'old_rows'))});
+        uids := (${sql.raw(zoneChanged(`${timeZoneRows('new_rows')} union ${timeZoneRows('old_rows')}`))});
       end if;
       if uids is not null then
+        delete from stats_sum_zones where user_id = any(uids);
+        insert into stats_sum_zones (user_id, zone)
+          select u.id, stats_configured_zone(u.id) from unnest(uids) as u(id) where stats_configured_zone(u.id) <> 'UTC';
         perform stats_sums_rebuild(uids);
       end if;
       return null;
@@ -233,6 +239,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create function stats_sums_after_users() returns trigger language plpgsql as $$
     begin
       ${sql.raw(TABLES.map(({ table }) => `delete from ${table} where user_id in (select id from old_rows);`).join('\n'))}
+      delete from stats_sum_zones where user_id in (select id from old_rows);
       return null;
     end
   $$`.execute(db);
@@ -245,6 +252,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     include (datetime) where deleted_at is null and transfer_id is null`.execute(db);
 
   // backfill every user's rows (INSERT ... SELECT: transactions are only read)
+  await sql`insert into stats_sum_zones (user_id, zone)
+    select c.user_id, stats_zone_of(c.value, c.deleted_at) from configurations c
+     where c.key = 'timezone' and stats_zone_of(c.value, c.deleted_at) <> 'UTC'`.execute(db);
   await sql`select stats_sums_rebuild(array(select id from users))`.execute(db);
 }
 
@@ -261,6 +271,8 @@ export async function down(db: Kysely<any>): Promise<void> {
   }
   await sql`drop function stats_sums_rebuild(bigint[])`.execute(db);
   await sql`drop function stats_time_zone(bigint)`.execute(db);
+  await sql`drop table stats_sum_zones`.execute(db);
+  await sql`drop function stats_configured_zone(bigint)`.execute(db);
   await sql`drop function stats_zone_of(jsonb, timestamptz)`.execute(db);
   for (const { table } of TABLES) await db.schema.dropTable(table).execute();
 }
