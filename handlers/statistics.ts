@@ -47,8 +47,8 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const window = { userId: user.id, from: range.from, before: range.before, walletIds };
 
   const noDimensions: sums.DimensionSums = { categories: [], parties: [], intents: [] };
-  // the per-day summary answers unless it is not kept in this zone (one PostgreSQL does not know)
-  const summary = sums.summaryKeptIn(db, user.id, timeZone);
+  // the per-day summary answers for a dense ledger kept in this zone, the rows otherwise
+  const summary = sums.summaryPays(db, user.id, timeZone);
   const dailyDays = { first: range.previousStartDay, last: range.endDay };
   const readDaily = async () =>
     (await summary) ? sums.dailySums(db, window, dailyDays, timeZone, now, dayIn(now, timeZone)) : sums.rawDailySums(db, window, dailyDays, timeZone, now);

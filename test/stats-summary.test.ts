@@ -191,3 +191,21 @@ t.test('account deletion leaves no summary rows', async (t) => {
   t.equal(await rowsOf(), 0);
   await summaryAgreesWithRows(t, 'another account deleted');
 });
+
+t.test('GET /stats reads the summary for a dense ledger only', async (t) => {
+  t.equal(await sums.summaryPays(api.db, userId, 'UTC'), false, 'a few transactions a day: the rows');
+  const dense = await api.newUser();
+  const wallet = await fx.mainWallet(dense.user.id);
+  // 150 expenses of 1.01 on one day, and the wallet's totals as the ledger keeps them
+  await sql`insert into transactions (user_id, wallet_id, type, amount, datetime, updated_at, last_synced_at)
+    select ${dense.user.id}, ${wallet}, 'expense', 1.01, timestamptz '2026-11-10 08:00:00+00' + n * interval '1 minute', now(), now()
+    from generate_series(1, 150) n`.execute(api.db);
+  t.equal(await sums.summaryPays(api.db, dense.user.id, 'UTC'), true, '150 a day: the summary');
+  t.equal(await sums.summaryPays(api.db, dense.user.id, 'Asia/Tokyo'), false, 'not in a zone it is not kept in');
+  t.same(await summaryOffRecount(api, dense.user.id, 'UTC'), []);
+  const res = await api.request('GET', '/api/v1/stats?start_date=2026-11-01&end_date=2026-11-19', { token: dense.token });
+  t.equal(res.status, 200);
+  t.match(res.body.data.overview, { total_expenses: 151.5 });
+  t.match(res.body.data.activity, { transaction_count: 150, busiest_day: 'Tuesday' });
+  t.match(res.body.data.top_categories.expenses, [{ id: null, amount: 151.5, transaction_count: 150 }]);
+});
