@@ -8,7 +8,7 @@ import * as sums from '../db/statistics.js';
 import { missingLiveIds } from '../db/sync.js';
 import { userTimeZone } from '../db/transactions.js';
 import { Decimal } from '../domain/money.js';
-import { statsRange } from '../domain/stats-periods.js';
+import { dayIn, statsRange } from '../domain/stats-periods.js';
 import { invalidField } from '../server/errors.js';
 import { ok } from '../server/envelope.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
@@ -47,11 +47,20 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const window = { userId: user.id, from: range.from, before: range.before, walletIds };
 
   const noDimensions: sums.DimensionSums = { categories: [], parties: [], intents: [] };
+  // the per-day summary answers for a dense ledger kept in this zone, the rows otherwise
+  const summary = sums.summaryPays(db, user.id, timeZone);
+  const dailyDays = { first: range.previousStartDay, last: range.endDay };
+  const readDaily = async () =>
+    (await summary) ? sums.dailySums(db, window, dailyDays, timeZone, now, dayIn(now, timeZone)) : sums.rawDailySums(db, window, dailyDays, timeZone, now);
+  const readDimensions = async () =>
+    (await summary) ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }) : sums.rawDimensionSums(db, window);
+  const readLargest = async () =>
+    (await summary) ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }) : sums.rawLargestPerWallet(db, window);
   const [currency, daily, { categories, parties, intents }, largest, balances] = await Promise.all([
     targetCurrency(db, user.id),
-    wants('overview', 'activity', 'comparisons', 'cashflow') ? sums.dailySums(db, window, { first: range.previousStartDay, last: range.endDay }, timeZone, now) : [],
-    wants('activity', 'categories', 'parties', 'position') ? sums.dimensionSums(db, window) : noDimensions,
-    wants('cashflow') ? sums.largestPerWallet(db, window) : [],
+    wants('overview', 'activity', 'comparisons', 'cashflow') ? readDaily() : [],
+    wants('activity', 'categories', 'parties', 'position') ? readDimensions() : noDimensions,
+    wants('cashflow') ? readLargest() : [],
     wants('overview', 'position') ? sums.balancesPerCurrency(db, user.id, walletIds) : [],
   ]);
   const currencies = new Set([...daily, ...categories, ...parties, ...intents, ...largest, ...balances].map((row) => row.currency));

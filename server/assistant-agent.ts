@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { progressOfBudget, userTimeZoneOrUtc } from '../db/budget-spending.js';
 import { selectBudgets } from '../db/budgets.js';
 import { defaultWallet } from '../db/import-wallets.js';
-import { balancesPerCurrency, dimensionSums } from '../db/statistics.js';
+import { balancesPerCurrency, rawDimensionSums } from '../db/statistics.js';
 import type { Proposal } from '../db/agent-actions.js';
 import type { ChatMessage, Database, JsonObject } from '../db/schema.js';
 import { userTimeZone } from '../db/transactions.js';
@@ -204,7 +204,7 @@ async function spendingByCategory(ctx: AgentContext, args: Record<string, unknow
   const to = dayArgument(args.end_date, 'end_date', today);
   if (to < from) throw new ToolError('end_date must not be before start_date.');
   const type = args.type === 'income' ? 'income' : 'expense';
-  const sums = await dimensionSums(ctx.db, { userId: ctx.userId, from: startOfDay(from, timeZone), before: startOfNextDay(to, timeZone) });
+  const sums = await rawDimensionSums(ctx.db, { userId: ctx.userId, from: startOfDay(from, timeZone), before: startOfNextDay(to, timeZone) });
   // One row per (category, currency): the statistics rows also split by party and intent.
   const byKey = new Map<string, { category: string; currency: string; total: Decimal; count: number }>();
   for (const row of sums.categories.filter((r) => r.type === type)) {

@@ -22,6 +22,7 @@ import * as m014 from './014_import_column_mappings.js';
 import * as m015 from './015_zero_budgets.js';
 import * as m019 from './019_code_guess_window.js';
 import * as m020 from './020_duplicate_lookup.js';
+import * as m021 from './021_statistics_summary.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '015_zero_budgets': m015,
   '019_code_guess_window': m019,
   '020_duplicate_lookup': m020,
+  '021_statistics_summary': m021,
 };

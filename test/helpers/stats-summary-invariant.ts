@@ -1,0 +1,33 @@
+// The statistics summary invariant: every row of the per-day summary tables (migration 021)
+// equals a from-scratch recount over the user's live, non-transfer transactions in `timeZone`,
+// and no recounted row is missing; compared exactly in SQL (numeric sums, no float).
+import { sql } from 'kysely';
+import type { TestApp } from './harness.js';
+
+const DIMENSIONS = [
+  { table: 'stats_day_sums', key: sql`t.intent`, column: 'intent' },
+  { table: 'stats_category_day_sums', key: sql`coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0)::text`, column: 'category_id' },
+  { table: 'stats_party_day_sums', key: sql`coalesce(t.party_id, 0)::text`, column: 'party_id' },
+];
+
+/** Rows that differ, as `table: stored|recounted day wallet type key total count`; [] when all hold. */
+export async function summaryOffRecount(api: TestApp, userId: number, timeZone: string): Promise<string[]> {
+  const off: string[] = [];
+  for (const { table, key, column } of DIMENSIONS) {
+    const { rows } = await sql<any>`
+      with recount as (
+        select (t.datetime at time zone ${timeZone})::date::text as day, t.wallet_id, t.type, ${key} as key, sum(t.amount) as total, count(*) as count
+          from transactions t
+         where t.user_id = ${userId} and t.deleted_at is null and t.transfer_id is null
+         group by 1, 2, 3, 4
+      ), stored as (
+        select s.day::text as day, s.wallet_id, s.type, s.${sql.ref(column)}::text as key, s.total, s.count
+          from ${sql.table(table)} s where s.user_id = ${userId}
+      )
+      (select 'stored' as side, * from stored except select 'stored', * from recount)
+      union all
+      (select 'recounted', * from recount except select 'recounted', * from stored)`.execute(api.db);
+    for (const row of rows) off.push(`${table}: ${row.side} ${row.day} ${row.wallet_id} ${row.type} ${row.key} ${row.total} ${row.count}`);
+  }
+  return off.sort();
+}

@@ -1,0 +1,211 @@
+// The per-day statistics summary (migration 021) after every kind of write: after each step
+// its rows equal a from-scratch recount over the raw rows, and the statistics read from it
+// equal the same statistics computed from the raw rows, for windows around "today" (split at
+// now), in the past, and filtered by wallet.
+import t, { type Test } from 'tap';
+import { sql } from 'kysely';
+import { Decimal } from '../domain/money.js';
+import { dayIn, statsRange } from '../domain/stats-periods.js';
+import * as sums from '../db/statistics.js';
+import { processCsvImportJob } from '../jobs/process-csv-import.js';
+import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
+import { startApp } from './helpers/harness.js';
+import { summaryOffRecount } from './helpers/stats-summary-invariant.js';
+import { ledgerFixtures, multipart } from './helpers/transaction-fixtures.js';
+
+const NOW = new Date('2026-11-19T12:00:00Z');
+const api = await startApp(t, { now: () => NOW });
+const fx = ledgerFixtures(api);
+const owner = await api.newUser();
+const userId: number = owner.user.id;
+let zone = 'UTC';
+
+const post = async (url: string, body: unknown, status = 200) => {
+  const res = await api.request('POST', url, { token: owner.token, body });
+  if (res.status !== status && !(status === 200 && res.status === 201)) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+};
+let edits = 0;
+const put = async (id: number, body: Record<string, unknown>) => {
+  // each edit newer than the last (rows are created at the real clock's time)
+  const updatedAt = new Date(Date.now() + 60_000 * ++edits).toISOString();
+  const res = await api.request('PUT', `/api/v1/transactions/${id}`, { token: owner.token, body: { updated_at: updatedAt, ...body } });
+  if (res.status !== 200) throw new Error(`PUT ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+};
+const create = (body: Record<string, unknown>) => post('/api/v1/transactions', { wallet_id: usd, datetime: '2026-11-10T10:00:00Z', ...body });
+
+/** Sums keyed and added up so the summary's and the raw rows' shapes compare (exact decimals). */
+function normalised<T extends sums.CurrencySum>(rows: T[], keyOf: (row: T) => string) {
+  const totals = new Map<string, { total: Decimal; count: number }>();
+  for (const row of rows) {
+    const key = `${keyOf(row)}|${row.type}|${row.currency}`;
+    const entry = totals.get(key) ?? { total: new Decimal(0), count: 0 };
+    totals.set(key, { total: entry.total.plus(row.total), count: entry.count + row.count });
+  }
+  return [...totals].filter(([, v]) => v.count !== 0).map(([k, v]) => `${k} ${v.total.toFixed(4)} ${v.count}`).sort();
+}
+
+/** The statistics the summary answers equal those recomputed from the raw rows. */
+async function summaryAgreesWithRows(t: Test, step: string) {
+  t.same(await summaryOffRecount(api, userId, zone), [], `${step}: summary rows equal the recount`);
+  t.ok(await sums.summaryKeptIn(api.db, userId, zone), `${step}: kept in ${zone}`);
+  const today = dayIn(NOW, zone);
+  for (const [label, request, walletIds] of [
+    ['last 30 days', {}, undefined],
+    ['all time', { preset: 'all_time' as const }, undefined],
+    ['past month', { startDate: '2026-10-01', endDate: '2026-10-31' }, undefined],
+    ['around today, one wallet', { startDate: '2026-11-01', endDate: '2026-11-30' }, [usd]],
+  ] as const) {
+    const range = statsRange(request, NOW, zone)!;
+    const window = { userId, from: range.from, before: range.before, walletIds: walletIds ? [...walletIds] : undefined };
+    const days = { first: range.previousStartDay, last: range.endDay };
+    const dailyKey = (d: sums.DailySum) => `${d.day}|${d.walletId}|${d.walletName}|${d.past}`;
+    t.same(
+      normalised(await sums.dailySums(api.db, window, days, zone, NOW, today), dailyKey),
+      normalised(await sums.rawDailySums(api.db, window, days, zone, NOW), dailyKey),
+      `${step}, ${label}: daily sums`,
+    );
+    const summary = await sums.dimensionSums(api.db, window, { first: range.startDay, last: range.endDay });
+    const raw = await sums.rawDimensionSums(api.db, window);
+    const named = (s: sums.NamedSum) => `${s.id}|${s.name}|${s.slug}`;
+    t.same(normalised(summary.categories, named), normalised(raw.categories, named), `${step}, ${label}: categories`);
+    t.same(normalised(summary.parties, named), normalised(raw.parties, named), `${step}, ${label}: parties`);
+    t.same(normalised(summary.intents, (s) => s.intent), normalised(raw.intents, (s) => s.intent), `${step}, ${label}: intents`);
+    const largest = (rows: sums.LargestRow[]) => rows.map((r) => `${r.id} ${r.type} ${r.currency} ${new Decimal(r.amount).toFixed(4)} ${r.description} ${r.category}`).sort();
+    t.same(largest(await sums.largestPerWallet(api.db, window, { first: range.startDay, last: range.endDay })), largest(await sums.rawLargestPerWallet(api.db, window)), `${step}, ${label}: largest rows`);
+  }
+  const stats = await api.request('GET', '/api/v1/stats?preset=all_time', { token: owner.token });
+  t.equal(stats.status, 200, `${step}: GET /stats answers`);
+}
+
+await post('/api/v1/configurations', { key: 'wallets-allow-negative-balance', type: 'bool', value: true });
+const usd = await fx.mainWallet(userId);
+const savings = (await post('/api/v1/wallets', { name: 'Savings', type: 'bank', currency: 'USD', balance: 1000 })).id as number;
+const euro = (await post('/api/v1/wallets', { name: 'Euro', type: 'bank', currency: 'EUR', balance: 1000 })).id as number;
+const [food, rent, salary] = [await fx.category(userId), await fx.category(userId), await fx.category(userId, 'income')];
+const [grocer, landlord] = [await fx.party(userId), await fx.party(userId)];
+
+t.test('creates, with categories, parties and intents, on past, current and future days', async (t) => {
+  await create({ type: 'expense', amount: 12.5, categories: [rent, food], party_id: grocer });
+  await create({ type: 'expense', amount: 7, datetime: '2026-11-19T08:00:00Z', categories: [food] }); // today, before now
+  await create({ type: 'expense', amount: 3, datetime: '2026-11-19T20:00:00Z' }); // today, after now
+  await create({ type: 'expense', amount: 4, datetime: '2026-11-25T10:00:00Z', party_id: landlord }); // a later day
+  await create({ type: 'income', amount: 1000, datetime: '2026-10-15T10:00:00Z', categories: [salary], intent: 'loan_received' });
+  await create({ type: 'expense', amount: 30, wallet_id: euro, datetime: '2026-11-18T23:30:00Z', categories: [food] });
+  await summaryAgreesWithRows(t, 'creates');
+});
+
+t.test('edits of amount, date, wallet, type, categories, party and intent', async (t) => {
+  const id = (await create({ type: 'expense', amount: 20, categories: [food], party_id: grocer })).id as number;
+  await put(id, { amount: 25.75 });
+  await summaryAgreesWithRows(t, 'amount');
+  await put(id, { datetime: '2026-09-02T10:00:00Z' });
+  await summaryAgreesWithRows(t, 'date');
+  await put(id, { wallet_id: savings });
+  await summaryAgreesWithRows(t, 'wallet');
+  await put(id, { categories: [rent, food] });
+  await summaryAgreesWithRows(t, 'first category');
+  await put(id, { categories: [] });
+  await summaryAgreesWithRows(t, 'no category');
+  await put(id, { party_id: landlord });
+  await put(id, { party_id: null });
+  await summaryAgreesWithRows(t, 'party');
+  await put(id, { intent: 'gift' });
+  await summaryAgreesWithRows(t, 'intent');
+  await put(id, { type: 'income' });
+  await summaryAgreesWithRows(t, 'type');
+  // a link added or removed on its own (not through an edit) moves the first category too
+  await api.db.insertInto('transaction_categories').values({ user_id: userId, transaction_id: id, category_id: salary }).execute();
+  await summaryAgreesWithRows(t, 'link added');
+  await api.db.deleteFrom('transaction_categories').where('transaction_id', '=', id).execute();
+  await summaryAgreesWithRows(t, 'link removed');
+});
+
+t.test('soft delete and restore', async (t) => {
+  const id = (await create({ type: 'expense', amount: 40, categories: [food], party_id: grocer })).id as number;
+  t.equal((await api.request('DELETE', `/api/v1/transactions/${id}`, { token: owner.token })).status, 200);
+  await summaryAgreesWithRows(t, 'soft delete');
+  // restoring is a sync-level write (deleted_at cleared); the triggers see any write path alike
+  await api.db.updateTable('transactions').set({ deleted_at: null }).where('id', '=', id).execute();
+  await summaryAgreesWithRows(t, 'restore');
+});
+
+t.test('transfers stay out; refunds, imports and recurring occurrences count', async (t) => {
+  await post('/api/v1/transfer', { amount: 50, from_wallet_id: usd, to_wallet_id: savings, datetime: '2026-11-12T10:00:00Z' });
+  await summaryAgreesWithRows(t, 'transfer');
+  const expense = (await create({ type: 'expense', amount: 60, categories: [food] })).id as number;
+  const income = (await create({ type: 'income', amount: 60, datetime: '2026-11-13T10:00:00Z' })).id as number;
+  await post(`/api/v1/transactions/${income}/refund`, { original_transaction_id: expense });
+  await summaryAgreesWithRows(t, 'refund');
+
+  const csv = ['Date,Amount,Currency,Type,Payee,Account,Category,Memo', '2026-11-03,-12.50,USD,,Cafe,Main Wallet,,Latte', '2026-11-04,200,USD,income,Employer,Main Wallet,,Pay'].join('\n');
+  const { payload, headers } = multipart([], [{ field: 'file', filename: 'nov.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
+  const upload = await api.request('POST', '/api/v1/import', { token: owner.token, payload, headers });
+  t.equal(upload.status, 201);
+  const before = await fx.count('transactions', userId);
+  await processCsvImportJob.run({ db: api.db, services: api.app.services, log: api.app.log }, { importId: upload.body.data.id });
+  t.ok((await fx.count('transactions', userId)) > before, 'the import made transactions');
+  await summaryAgreesWithRows(t, 'import');
+
+  await create({ type: 'expense', amount: 9, datetime: '2026-11-14T10:00:00Z', is_recurring: true, recurrence_period: 'daily', categories: [rent] });
+  // the first occurrence is the next after now (the 20th); three are due by the 22nd
+  t.equal(await materialiseDueOccurrences(api.db, api.app.services, new Date('2026-11-22T12:00:00Z')), 3, 'occurrences were made');
+  await summaryAgreesWithRows(t, 'recurring');
+});
+
+t.test('a time zone change rebuilds the user\'s rows without touching a transaction', async (t) => {
+  const stamps = () => api.db.selectFrom('transactions').select(sql<string>`max(last_synced_at)::text`.as('last')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const before = await stamps();
+  await post('/api/v1/configurations', { key: 'timezone', type: 'string', value: 'Pacific/Kiritimati' }); // UTC+14
+  zone = 'Pacific/Kiritimati';
+  await summaryAgreesWithRows(t, 'UTC+14');
+  await post('/api/v1/configurations', { key: 'timezone', type: 'string', value: 'America/New_York' });
+  zone = 'America/New_York';
+  await summaryAgreesWithRows(t, 'New York');
+  await create({ type: 'expense', amount: 5, datetime: '2026-11-19T02:00:00Z', categories: [food] }); // the 18th in New York
+  await summaryAgreesWithRows(t, 'a write in New York');
+  t.equal((await api.request('DELETE', '/api/v1/configurations/timezone', { token: owner.token })).status, 200);
+  zone = 'UTC';
+  await summaryAgreesWithRows(t, 'back to UTC');
+  t.same((await stamps()).last > before.last, true, 'only the new write moved a sync stamp');
+  const created = await api.db.selectFrom('transactions').select(sql<string>`max(last_synced_at)::text`.as('last')).where('user_id', '=', userId).where('amount', '=', '5').executeTakeFirstOrThrow();
+  t.equal((await stamps()).last, created.last, 'the newest stamp is that write\'s: the rebuilds moved none');
+});
+
+t.test('account deletion leaves no summary rows', async (t) => {
+  const leaving = await api.newUser();
+  const wallet = await fx.mainWallet(leaving.user.id);
+  const category = await fx.category(leaving.user.id);
+  const res = await api.request('POST', '/api/v1/transactions', { token: leaving.token, body: { type: 'income', amount: 5, wallet_id: wallet, categories: [category] } });
+  t.equal(res.status, 201);
+  const rowsOf = async () => {
+    let n = 0;
+    for (const table of ['stats_day_sums', 'stats_category_day_sums', 'stats_party_day_sums']) {
+      n += Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where user_id = ${leaving.user.id}`.execute(api.db)).rows[0].n);
+    }
+    return n;
+  };
+  t.equal(await rowsOf(), 3);
+  t.equal((await api.request('DELETE', '/api/v1/account', { token: leaving.token, body: { confirm_delete: true } })).status, 200);
+  t.equal(await rowsOf(), 0);
+  await summaryAgreesWithRows(t, 'another account deleted');
+});
+
+t.test('GET /stats reads the summary for a dense ledger only', async (t) => {
+  t.equal(await sums.summaryPays(api.db, userId, 'UTC'), false, 'a few transactions a day: the rows');
+  const dense = await api.newUser();
+  const wallet = await fx.mainWallet(dense.user.id);
+  // 150 expenses of 1.01 on one day, and the wallet's totals as the ledger keeps them
+  await sql`insert into transactions (user_id, wallet_id, type, amount, datetime, updated_at, last_synced_at)
+    select ${dense.user.id}, ${wallet}, 'expense', 1.01, timestamptz '2026-11-10 08:00:00+00' + n * interval '1 minute', now(), now()
+    from generate_series(1, 150) n`.execute(api.db);
+  t.equal(await sums.summaryPays(api.db, dense.user.id, 'UTC'), true, '150 a day: the summary');
+  t.equal(await sums.summaryPays(api.db, dense.user.id, 'Asia/Tokyo'), false, 'not in a zone it is not kept in');
+  t.same(await summaryOffRecount(api, dense.user.id, 'UTC'), []);
+  const res = await api.request('GET', '/api/v1/stats?start_date=2026-11-01&end_date=2026-11-19', { token: dense.token });
+  t.equal(res.status, 200);
+  t.match(res.body.data.overview, { total_expenses: 151.5 });
+  t.match(res.body.data.activity, { transaction_count: 150, busiest_day: 'Tuesday' });
+  t.match(res.body.data.top_categories.expenses, [{ id: null, amount: 151.5, transaction_count: 150 }]);
+});
