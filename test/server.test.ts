@@ -193,3 +193,20 @@ t.test('a NUL character in any text is 422 on its field, never a 500', async (t)
   const searched = await api.request('GET', `/api/v1/transactions?search=${encodeURIComponent('a\u0000')}`, { token });
   t.ok([200, 422].includes(searched.status), 'a query value with NUL is refused or ignored, not a 500');
 });
+
+t.test('an unpaired surrogate (text that is not Unicode) is 422 on its field; a whole pair is kept', async (t) => {
+  const api = await startApp(t);
+  const { token } = await api.newUser();
+  const stored = await api.request('POST', '/api/v1/configurations', { token, body: { key: 'country', type: 'string', value: 'x\ud800' } });
+  t.equal(stored.status, 422);
+  t.same(stored.body.errors, { value: ['The value may not contain unpaired surrogate characters (text that is not valid Unicode).'] });
+  const lowHalf = await api.request('POST', '/api/v1/groups', { token, body: { name: '\udc00 group' } });
+  t.same(lowHalf.body.errors, { name: ['The name may not contain unpaired surrogate characters (text that is not valid Unicode).'] });
+  const keyed = await api.request('POST', '/api/v1/reminders', { token, body: { title: 'x', metadata: { 'k\ud800': 1 } } });
+  t.equal(keyed.status, 422, 'a key of a free-form object too');
+  const emoji = await api.request('POST', '/api/v1/groups', { token, body: { name: 'Trips \ud83c\udf34' } });
+  t.equal(emoji.status, 201);
+  t.equal(emoji.body.data.name, 'Trips \u{1F334}', 'a surrogate pair is one character and is stored');
+  const groups = await api.request('GET', '/api/v1/groups', { token });
+  t.notOk(JSON.stringify(groups.body).includes('\udc00'), 'the refused group was not written');
+});
