@@ -21,6 +21,7 @@ import * as m013 from './013_statistics_index.js';
 import * as m014 from './014_import_column_mappings.js';
 import * as m015 from './015_zero_budgets.js';
 import * as m019 from './019_code_guess_window.js';
+import * as m022 from './022_transaction_list_totals.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '014_import_column_mappings': m014,
   '015_zero_budgets': m015,
   '019_code_guess_window': m019,
+  '022_transaction_list_totals': m022,
 };
