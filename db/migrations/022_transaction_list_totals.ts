@@ -17,6 +17,10 @@
 // statement that changes no live amount, type, intent or link writes nothing), and a delete
 // only updates existing rows (account deletion cascades here before the summary goes).
 // Keys are written in one order, so concurrent writers queue instead of deadlocking.
+//
+// `search` (a substring of the description, or an exact amount) cannot be summarised; a
+// trigram index on live descriptions and a (user_id, amount) index let the page and its totals
+// read only the matching rows (a bitmap OR of both) instead of every row of the user.
 import { sql, type Kysely } from 'kysely';
 
 // contribution of transaction rows `rows` (a transition table or the table), with their links
@@ -101,11 +105,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create trigger ${sql.id(`${table}_list_totals_delete`)} after delete on ${sql.table(table)}
       referencing old table as old_rows for each statement execute function ${sql.id(fn)}()`.execute(db);
   }
+  // pg_trgm is a trusted extension (PostgreSQL 13+): the database owner may create it
+  await sql`create extension if not exists pg_trgm`.execute(db);
+  await sql`create index transactions_live_description_trgm_idx on transactions using gin (description gin_trgm_ops)
+    where deleted_at is null`.execute(db);
+  await sql`create index transactions_user_live_amount_idx on transactions (user_id, amount) where deleted_at is null`.execute(db);
   // the backfill reads the rows, it never updates them (that would re-stamp every row for sync)
   await sql.raw(upsert(fromTransactions('transactions', '1'))).execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop index transactions_live_description_trgm_idx`.execute(db);
+  await sql`drop index transactions_user_live_amount_idx`.execute(db);
   for (const table of ['transactions', 'transaction_categories']) {
     for (const event of ['insert', 'update', 'delete']) await sql`drop trigger ${sql.id(`${table}_list_totals_${event}`)} on ${sql.table(table)}`.execute(db);
   }
