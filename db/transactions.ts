@@ -9,7 +9,7 @@ import { withIcon, type IconColumns } from './icons.js';
 import type { Database, FilesTable, RecurringRulesTable, TransactionIntent } from './schema.js';
 import { settingOf } from './settings.js';
 import { selectSynced, type SyncedRow } from './sync.js';
-import { selectWallets, walletTotals, type WalletTotals } from './wallets.js';
+import { selectWallets, type WalletTotals } from './wallets.js';
 
 export type TransactionRow = SyncedRow<'transactions'>;
 export type FileRow = Selectable<FilesTable>;
@@ -225,9 +225,8 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
   const transferIds = idsOf((r) => r.transfer_id);
   const none = Promise.resolve([]);
 
-  const [wallets, totals, parties, groups, categories, files, rules, transfers] = await Promise.all([
+  const [wallets, parties, groups, categories, files, rules, transfers] = await Promise.all([
     walletIds.length ? selectWallets(db, userId).where('wallets.id', 'in', walletIds).execute() : none,
-    walletTotals(db, userId, walletIds),
     partyIds.length
       ? withIcon(selectSynced(db, 'parties', userId), 'parties').where('parties.id', 'in', partyIds).where('parties.deleted_at', 'is', null).execute()
       : none,
@@ -250,7 +249,8 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
 
   return {
     wallets: new Map((wallets as WalletRow[]).map((w) => [w.id, w])),
-    walletTotals: totals,
+    // the wallet rows carry their totals (012): no second read of the same rows
+    walletTotals: new Map((wallets as WalletRow[]).map((w) => [w.id, { total_income: String(w.income_total), total_expense: String(w.expense_total) }])),
     parties: new Map((parties as PartyRow[]).map((p) => [p.id, p])),
     groups: new Map((groups as GroupRow[]).map((g) => [g.id, g])),
     categories: groupBy(categories as Array<CategoryRow & { linked_transaction_id: number }>, (c) => c.linked_transaction_id),
