@@ -25,7 +25,9 @@ const built = process.env.BENCH_SERVICE === 'built';
 const root = path.join(import.meta.dirname, '..');
 if (built) execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.bench.json')], { stdio: 'inherit' });
 const serverArgs = built ? [path.join(root, 'dist', 'scripts', 'bench', 'server.js')] : ['--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')];
-const child = spawn(process.execPath, ['--expose-gc', ...serverArgs], {
+// BENCH_NODE_ARGS: node flags for the service only (e.g. --max-old-space-size=160)
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, ...serverArgs], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: process.env,
 });
@@ -35,7 +37,7 @@ const line = await new Promise<string>((resolve, reject) => {
 });
 const target = JSON.parse(line) as Target;
 const rss = rssSampler(child.pid!);
-console.log(`\nbench on ${target.database}, ${availableParallelism()} cores, service ${built ? 'built (node dist/)' : 'under tsx'}, ${SECONDS} s per load; ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`\nbench on ${target.database}, ${availableParallelism()} cores, service ${built ? 'built (node dist/)' : 'under tsx'}${nodeArgs.length ? ` ${nodeArgs.join(' ')}` : ''}, ${SECONDS} s per load; ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 console.log(`users: ${target.users.map((u) => `${u.label} (${u.rows} transactions)`).join(', ')}\n`);
 
 const rows: Row[] = [];
