@@ -91,10 +91,16 @@ export async function feedPage<Row extends StampedRow>(
   table: SyncedTable,
   options: FeedOptions,
 ): Promise<{ rows: Row[]; meta: FeedMeta }> {
-  const horizon = await syncHorizon(db); // before the data it bounds
+  const sync = Boolean(options.since || options.cursor);
+  // the previous page's mark is a position written by an earlier request, not data the horizon
+  // bounds: read it in the same round trip's wait as the horizon
+  const [horizon, mark] = await Promise.all([
+    syncHorizon(db), // before the data it bounds
+    sync && !options.cursor && options.page > 1 ? pageMark(db, table, options, options.page - 1) : undefined,
+  ]);
   let filtered = query as SelectQueryBuilder<any, string, Row>;
   if (options.noClientId) filtered = filtered.where(`${table}.client_generated_id`, 'is', null);
-  return options.since || options.cursor ? syncPage(db, filtered, table, options, horizon) : plainPage(filtered, table, options, horizon);
+  return sync ? syncPage(db, filtered, table, options, horizon, mark) : plainPage(filtered, table, options, horizon);
 }
 
 /** Live rows in the resource's order, paged by offset. */
@@ -128,6 +134,8 @@ async function syncPage<Row extends StampedRow>(
   table: SyncedTable,
   options: FeedOptions,
   horizon: Date,
+  /** Where page N-1 of this feed ended for this token, when known (page > 1, no cursor). */
+  mark: FeedCursor | undefined,
 ) {
   const stamp = sql.ref(`${table}.last_synced_at`);
   const id = sql.ref(`${table}.id`);
@@ -138,7 +146,6 @@ async function syncPage<Row extends StampedRow>(
 
   const after = (c: FeedCursor) => sql<boolean>`(${stamp}, ${id}) > (${c.stamp}, ${c.id})`;
   const inStampOrder: FeedOptions['order'] = (q) => q.orderBy(`${table}.last_synced_at`).orderBy(`${table}.id`);
-  const mark = !options.cursor && options.page > 1 ? await pageMark(db, table, options, options.page - 1) : undefined;
   const continued = options.cursor ?? mark;
   const start = continued ? window.where(after(continued)) : window;
   // With a cursor, `page` counts from it; with a page mark, page N starts right after N-1;
