@@ -55,6 +55,11 @@ export interface FeedOptions {
   now: Date;
   /** How many live rows a plain list has, when the resource knows it cheaper than count(*). */
   countLive?: () => Promise<number>;
+  /**
+   * Work on the page's rows (as they will be returned) that runs while the page's count and
+   * page mark are still in flight, e.g. loading what the rows show nested.
+   */
+  alongside?: (rows: any[]) => Promise<unknown>;
   /** Who pages this feed, and its parameters but the page (the table is added to them). */
   marks?: { tokenId: number; feed: string };
 }
@@ -107,8 +112,9 @@ export async function feedPage<Row extends StampedRow>(
 async function plainPage<Row extends StampedRow>(query: SelectQueryBuilder<any, string, Row>, table: SyncedTable, options: FeedOptions, horizon: Date) {
   const live = query.where(`${table}.deleted_at`, 'is', null);
   const count = options.countLive ?? (async () => Number((await live.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total));
-  const [rows, total] = await Promise.all([pageRows(live, table, options.order, options.limit, pageOffset(options)), count()]);
-  return { rows: capAtHorizon(rows, horizon), meta: pageMeta(rows.map(stampOf), total, { ...options, now: horizon }) };
+  const capped = pageRows(live, table, options.order, options.limit, pageOffset(options)).then((rows) => capAtHorizon(rows, horizon));
+  const [rows, total] = await Promise.all([capped, count(), capped.then((rows) => options.alongside?.(rows))]);
+  return { rows, meta: pageMeta(rows.map(stampOf), total, { ...options, now: horizon }) };
 }
 
 /**
@@ -168,8 +174,12 @@ async function syncPage<Row extends StampedRow>(
     : rows.length === options.limit
       ? counted(start.where(after(stampOf(last))), FEED_COUNT_CAP).then((count) => before + rows.length + count)
       : Promise.resolve(before + rows.length);
-  // the count and the mark are independent: one round trip's wait, not two
-  const [total] = await Promise.all([rest, last && options.marks && !options.cursor ? savePageMark(db, table, options, last) : undefined]);
+  // the count, the mark and the caller's work on the rows are independent: one round trip's wait
+  const [total] = await Promise.all([
+    rest,
+    last && options.marks && !options.cursor ? savePageMark(db, table, options, last) : undefined,
+    options.alongside?.(rows),
+  ]);
   const nextCursor = last && rows.length === options.limit ? stampOf(last) : { stamp: horizon, id: 0 };
   const meta = pageMeta(rows.map(stampOf), total, { ...options, since, now: horizon });
   return { rows, meta: { ...meta, next_cursor: formatFeedCursor(nextCursor) } };
