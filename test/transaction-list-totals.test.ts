@@ -127,3 +127,20 @@ t.test('totals from the summary equal a recomputation after every kind of write'
     'a transaction in two listed categories exists, so the double count was exercised');
   t.same(await summaryOffRows(other.user.id), [], "the other user's summary is untouched");
 });
+
+t.test('concurrent edits that cross categories in one wallet all succeed and keep the summary exact', async (t) => {
+  const user = await api.newUser();
+  const uid = user.user.id;
+  const wallet = await fx.wallet(uid, { balance: '1000' });
+  const [a, b] = [await fx.category(uid), await fx.category(uid)];
+  const make = async (categories: number[]) =>
+    (await api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount: 5, wallet_id: wallet, categories } })).body.data.id as number;
+  const [first, second] = [await make([a]), await make([b])];
+  const swap = (id: number, categories: number[]) =>
+    api.request('PUT', `/api/v1/transactions/${id}?type=expense`, { token: user.token, body: { updated_at: new Date().toISOString(), categories, description: `to ${categories.join(',')}` } });
+  for (let round = 0; round < 8; round++) {
+    const results = await Promise.all([swap(first, round % 2 ? [a] : [b]), swap(second, round % 2 ? [b] : [a])]);
+    t.same(results.map((r) => r.status), [200, 200], `round ${round}`);
+  }
+  t.same(await summaryOffRows(uid), []);
+});

@@ -16,7 +16,8 @@
 // order in which a write changes rows and links. Deltas that net to zero are dropped (a
 // statement that changes no live amount, type, intent or link writes nothing), and a delete
 // only updates existing rows (account deletion cascades here before the summary goes).
-// Keys are written in one order, so concurrent writers queue instead of deadlocking.
+// Keys are written in one order, after the wallets they belong to are locked, so concurrent
+// writers queue instead of deadlocking.
 //
 // `search` (a substring of the description, or an exact amount) cannot be summarised; a
 // trigram index on live descriptions and a (user_id, amount) index let the page and its totals
@@ -46,12 +47,20 @@ const delta = (changes: string) => `
     from (${changes}) c group by user_id, ${KEY}
   having sum(count) <> 0 or sum(total) <> 0`;
 
-const upsert = (changes: string) => `
+// Writers of a wallet queue on its row (moveBalances locks it the same way, in id order), so a
+// write that changes a transaction's links in one statement and its row in another never holds
+// one summary key while waiting for another that a second writer of the wallet holds.
+const lockWallets = (changes: string) => `
+  perform 1 from wallets w where w.id in (select wallet_id from (${delta(changes)}) d) order by w.id for no key update;`;
+
+const insertDelta = (changes: string) => `
   insert into transaction_list_totals as s (user_id, ${KEY}, count, total)
   select * from (${delta(changes)}) d order by ${KEY}
   on conflict (${KEY}) do update set count = s.count + excluded.count, total = s.total + excluded.total;`;
 
-const subtract = (changes: string) => `
+const upsert = (changes: string) => lockWallets(changes) + insertDelta(changes);
+
+const subtract = (changes: string) => `${lockWallets(changes)}
   update transaction_list_totals s set count = s.count + d.count, total = s.total + d.total
     from (${delta(changes)}) d
    where s.wallet_id = d.wallet_id and s.category_id = d.category_id and s.type = d.type
@@ -111,7 +120,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     where deleted_at is null`.execute(db);
   await sql`create index transactions_user_live_amount_idx on transactions (user_id, amount) where deleted_at is null`.execute(db);
   // the backfill reads the rows, it never updates them (that would re-stamp every row for sync)
-  await sql.raw(upsert(fromTransactions('transactions', '1'))).execute(db);
+  await sql.raw(insertDelta(fromTransactions('transactions', '1'))).execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
