@@ -54,13 +54,15 @@ async function openPostgres(connectionString: string, poolSize: number): Promise
 async function openEmbedded(dataDir: string | undefined, poolSize: number): Promise<DatabaseHandle> {
   // Loaded lazily: a PostgreSQL deployment never pays for the embedded engine.
   const { PGlite } = await import('@electric-sql/pglite');
+  // trigram indexes serve the transaction list's substring search (022)
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { serveEmbedded } = await import('./embedded-server.js');
   let dataPath: string | undefined;
   if (dataDir) {
     dataPath = path.join(dataDir, 'pgdata');
     mkdirSync(dataPath, { recursive: true });
   }
-  const pglite = await PGlite.create(dataPath);
+  const pglite = await PGlite.create(dataPath, { extensions: { pg_trgm } });
   const server = await serveEmbedded(pglite);
   const connectionString = `postgres://postgres@${server.host}:${server.port}/postgres`;
   const pool = new pg.Pool({ connectionString, max: poolSize });

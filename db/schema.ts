@@ -344,6 +344,18 @@ export interface TransactionCategoriesTable {
   created_at: TimestampWithDefault;
 }
 
+/** Count and sum of live transactions per key (022); category_id 0 counts every transaction. */
+export interface TransactionListTotalsTable {
+  user_id: number;
+  wallet_id: number;
+  category_id: number;
+  type: string;
+  intent: string;
+  is_transfer: boolean;
+  count: number;
+  total: Numeric;
+}
+
 export interface RecurringRulesTable extends Timestamps {
   id: Id;
   user_id: number;
@@ -709,6 +721,7 @@ export interface Database {
   transfers: TransfersTable;
   transactions: TransactionsTable;
   transaction_categories: TransactionCategoriesTable;
+  transaction_list_totals: TransactionListTotalsTable;
   recurring_rules: RecurringRulesTable;
   refunds: RefundsTable;
 

@@ -9,7 +9,7 @@ import { withIcon, type IconColumns } from './icons.js';
 import type { Database, FilesTable, RecurringRulesTable, TransactionIntent } from './schema.js';
 import { settingOf } from './settings.js';
 import { selectSynced, type SyncedRow } from './sync.js';
-import { selectWallets, walletTotals, type WalletTotals } from './wallets.js';
+import { selectWallets, type WalletTotals } from './wallets.js';
 
 export type TransactionRow = SyncedRow<'transactions'>;
 export type FileRow = Selectable<FilesTable>;
@@ -102,33 +102,21 @@ export interface TransactionTotals {
   count: number;
 }
 
-/** Whether the filters only pick wallets and a type, which the wallets' own totals answer. */
-function answeredByWalletTotals(filters: TransactionFilters): boolean {
-  return !filters.from && !filters.before && !filters.categoryIds?.length && !filters.intents?.length && !filters.excludeTransfers && !filters.search;
+/** Whether transaction_list_totals (022) answers the filters: no date window and no search. */
+function answeredBySummary(filters: TransactionFilters): boolean {
+  return !filters.from && !filters.before && !filters.search;
 }
 
 /**
  * Count and sums of the live rows matching the filters (exact decimal strings). Filters on
- * wallets and type are answered from the counts and sums each wallet keeps (012), so the
- * unfiltered list of a million transactions costs one read of the user's wallets; other
- * filters sum the matching rows in one pass.
+ * wallets, type, intent, transfer legs and categories are answered from the counts and sums
+ * kept per wallet, category, type, intent and transfer leg (022), so the list of a million
+ * transactions costs one read of a few hundred summary rows; a date window or a search sums
+ * the matching rows in one pass.
  */
 export async function transactionTotals(db: Kysely<Database>, userId: number, filters: TransactionFilters): Promise<TransactionTotals> {
+  if (answeredBySummary(filters)) return summaryTotals(db, userId, filters);
   const zero = sql<string>`0::numeric`;
-  const wants = (type: EntryType) => !filters.type || filters.type === type;
-  if (answeredByWalletTotals(filters)) {
-    const row = await db
-      .selectFrom('wallets')
-      .select((eb) => [
-        eb.fn.coalesce(eb.fn.sum<string>(wants('income') ? 'income_total' : zero), zero).as('income'),
-        eb.fn.coalesce(eb.fn.sum<string>(wants('expense') ? 'expense_total' : zero), zero).as('expenses'),
-        eb.fn.coalesce(eb.fn.sum<string>(sql`${wants('income') ? sql.ref('income_count') : sql`0`} + ${wants('expense') ? sql.ref('expense_count') : sql`0`}`), sql`0`).as('count'),
-      ])
-      .where('user_id', '=', userId)
-      .$if(Boolean(filters.walletIds?.length), (q) => q.where('id', 'in', filters.walletIds!))
-      .executeTakeFirstOrThrow();
-    return withNet(String(row.income), String(row.expenses), Number(row.count));
-  }
   const query = db
     .selectFrom('transactions')
     .select((eb) => [
@@ -140,6 +128,61 @@ export async function transactionTotals(db: Kysely<Database>, userId: number, fi
     .where('transactions.deleted_at', 'is', null);
   const row = await whereMatches(query, filters).executeTakeFirstOrThrow();
   return withNet(String(row.income), String(row.expenses), Number(row.count));
+}
+
+async function summaryTotals(db: Kysely<Database>, userId: number, filters: TransactionFilters): Promise<TransactionTotals> {
+  const zero = sql<string>`0::numeric`;
+  const categoryIds = [...new Set(filters.categoryIds ?? [])];
+  const row = await db
+    .selectFrom('transaction_list_totals')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<string>('total').filterWhere('type', '=', 'income'), zero).as('income'),
+      eb.fn.coalesce(eb.fn.sum<string>('total').filterWhere('type', '=', 'expense'), zero).as('expenses'),
+      eb.fn.coalesce(eb.fn.sum<string>('count'), sql`0`).as('count'),
+    ])
+    .where('user_id', '=', userId)
+    // category 0 holds every transaction; a category's rows hold the transactions linked to it
+    .where('category_id', 'in', categoryIds.length ? categoryIds : [0])
+    .$if(Boolean(filters.type), (q) => q.where('type', '=', filters.type!))
+    .$if(Boolean(filters.walletIds?.length), (q) => q.where('wallet_id', 'in', filters.walletIds!))
+    .$if(Boolean(filters.intents?.length), (q) => q.where('intent', 'in', filters.intents!))
+    .$if(Boolean(filters.excludeTransfers), (q) => q.where('is_transfer', '=', false))
+    .executeTakeFirstOrThrow();
+  let income = new Decimal(String(row.income));
+  let expenses = new Decimal(String(row.expenses));
+  let count = Number(row.count);
+  if (categoryIds.length > 1) {
+    // a transaction linked to n of the listed categories was summed n times: take n - 1 back
+    const twice = await repeatedInCategories(db, userId, categoryIds, { ...filters, categoryIds: undefined });
+    income = income.minus(twice.income);
+    expenses = expenses.minus(twice.expenses);
+    count -= twice.count;
+  }
+  return withNet(income.toFixed(), expenses.toFixed(), count);
+}
+
+/** Live matching transactions linked to several of the categories, weighted by links - 1. */
+async function repeatedInCategories(db: Kysely<Database>, userId: number, categoryIds: number[], filters: TransactionFilters) {
+  const zero = sql<string>`0::numeric`;
+  const repeated = db
+    .selectFrom('transaction_categories')
+    .select((eb) => ['transaction_id', sql<number>`${eb.fn.countAll()} - 1`.as('extra')])
+    .where('user_id', '=', userId)
+    .where('category_id', 'in', categoryIds)
+    .groupBy('transaction_id')
+    .having((eb) => eb.fn.countAll(), '>', 1);
+  const query = db
+    .selectFrom(repeated.as('repeated'))
+    .innerJoin('transactions', 'transactions.id', 'repeated.transaction_id')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<string>(sql`transactions.amount * repeated.extra`).filterWhere('transactions.type', '=', 'income'), zero).as('income'),
+      eb.fn.coalesce(eb.fn.sum<string>(sql`transactions.amount * repeated.extra`).filterWhere('transactions.type', '=', 'expense'), zero).as('expenses'),
+      eb.fn.coalesce(eb.fn.sum<string>('repeated.extra'), sql`0`).as('count'),
+    ])
+    .where('transactions.user_id', '=', userId)
+    .where('transactions.deleted_at', 'is', null);
+  const row = await whereMatches(query, filters).executeTakeFirstOrThrow();
+  return { income: String(row.income), expenses: String(row.expenses), count: Number(row.count) };
 }
 
 function withNet(income: string, expenses: string, count: number): TransactionTotals {
@@ -182,9 +225,8 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
   const transferIds = idsOf((r) => r.transfer_id);
   const none = Promise.resolve([]);
 
-  const [wallets, totals, parties, groups, categories, files, rules, transfers] = await Promise.all([
+  const [wallets, parties, groups, categories, files, rules, transfers] = await Promise.all([
     walletIds.length ? selectWallets(db, userId).where('wallets.id', 'in', walletIds).execute() : none,
-    walletTotals(db, userId, walletIds),
     partyIds.length
       ? withIcon(selectSynced(db, 'parties', userId), 'parties').where('parties.id', 'in', partyIds).where('parties.deleted_at', 'is', null).execute()
       : none,
@@ -207,7 +249,8 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
 
   return {
     wallets: new Map((wallets as WalletRow[]).map((w) => [w.id, w])),
-    walletTotals: totals,
+    // the wallet rows carry their totals (012): no second read of the same rows
+    walletTotals: new Map((wallets as WalletRow[]).map((w) => [w.id, { total_income: String(w.income_total), total_expense: String(w.expense_total) }])),
     parties: new Map((parties as PartyRow[]).map((p) => [p.id, p])),
     groups: new Map((groups as GroupRow[]).map((g) => [g.id, g])),
     categories: groupBy(categories as Array<CategoryRow & { linked_transaction_id: number }>, (c) => c.linked_transaction_id),

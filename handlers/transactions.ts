@@ -71,13 +71,15 @@ export const transactionHandlers = {
     const filters = await listFilters(ctx);
     // one pass gives the totals and the plain list's count (totals ignore synced_since)
     const counted = transactionTotals(ctx.db, ctx.user.id, filters);
+    // the nested records load while the page's count and mark are written
+    let views: Promise<TransactionView[]> | undefined;
     const [page, totals] = await Promise.all([
-      transactions.list(ctx, (q) => whereMatches(q, filters), async () => (await counted).count),
+      transactions.list(ctx, (q) => whereMatches(q, filters), async () => (await counted).count, (rows) => (views = present(ctx, rows))),
       counted,
     ]);
     return ok({
       ...page.data,
-      data: await present(ctx, page.data.data),
+      data: await (views ?? present(ctx, page.data.data)),
       totals: { income: moneyToJson(totals.income), expenses: moneyToJson(totals.expenses), net: moneyToJson(totals.net) },
     });
   },

@@ -4,9 +4,11 @@
 // PostgreSQL, 100,000 embedded; BENCH_ROWS changes it) plus users with 10k and 100k rows.
 // DATABASE_URL picks PostgreSQL, else the embedded database. BENCH_ONLY=user,list,sync,
 // stats,budgets,writes,import runs some parts; BENCH_SECONDS sets each load's duration (default 5).
-// The child's RSS is sampled through the run (goal < 300 MB). Results go to stdout and to
-// $BENCH_DATA_DIR/results-<database>.json.
-import { spawn } from 'node:child_process';
+// The child's RSS is sampled through the run (goal < 300 MB). BENCH_SERVICE=built compiles
+// the service (tsconfig.bench.json: what `npm run build` compiles, plus the bench server) and
+// runs it with plain node, as deployed; the default runs it under tsx, whose compiler stays
+// in memory. Results go to stdout and to $BENCH_DATA_DIR/results-<database>.json.
+import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +21,13 @@ const unknown = only.filter((part) => !(part in PARTS));
 if (unknown.length) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; known: ${Object.keys(PARTS).join(', ')}`);
 
 const started = performance.now();
-const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')], {
+const built = process.env.BENCH_SERVICE === 'built';
+const root = path.join(import.meta.dirname, '..');
+if (built) execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.bench.json')], { stdio: 'inherit' });
+const serverArgs = built ? [path.join(root, 'dist', 'scripts', 'bench', 'server.js')] : ['--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')];
+// BENCH_NODE_ARGS: node flags for the service only (e.g. --max-old-space-size=160)
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, ...serverArgs], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: process.env,
 });
@@ -29,7 +37,7 @@ const line = await new Promise<string>((resolve, reject) => {
 });
 const target = JSON.parse(line) as Target;
 const rss = rssSampler(child.pid!);
-console.log(`\nbench on ${target.database}, ${availableParallelism()} cores, ${SECONDS} s per load; ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`\nbench on ${target.database}, ${availableParallelism()} cores, service ${built ? 'built (node dist/)' : 'under tsx'}${nodeArgs.length ? ` ${nodeArgs.join(' ')}` : ''}, ${SECONDS} s per load; ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 console.log(`users: ${target.users.map((u) => `${u.label} (${u.rows} transactions)`).join(', ')}\n`);
 
 const rows: Row[] = [];

@@ -23,6 +23,7 @@ import * as m015 from './015_zero_budgets.js';
 import * as m019 from './019_code_guess_window.js';
 import * as m020 from './020_duplicate_lookup.js';
 import * as m021 from './021_statistics_summary.js';
+import * as m022 from './022_transaction_list_totals.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '019_code_guess_window': m019,
   '020_duplicate_lookup': m020,
   '021_statistics_summary': m021,
+  '022_transaction_list_totals': m022,
 };

@@ -73,8 +73,9 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
       ctx: Ctx & { query: ListQuery },
       filter: (q: SelectQueryBuilder<any, any, Row>) => SelectQueryBuilder<any, any, Row> = (q) => q,
       countLive?: FeedOptions['countLive'],
+      alongside?: (rows: Row[]) => Promise<unknown>,
     ) {
-      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId), countLive };
+      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId), countLive, alongside };
       const page = await feedPage(ctx.db, filter(config.select(ctx.db, ctx.user.id)), table, options);
       return ok({ ...page.meta, data: page.rows.map(config.view) });
     },
