@@ -114,18 +114,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create trigger ${sql.id(`${table}_list_totals_delete`)} after delete on ${sql.table(table)}
       referencing old table as old_rows for each statement execute function ${sql.id(fn)}()`.execute(db);
   }
-  // pg_trgm is a trusted extension (PostgreSQL 13+): the database owner may create it
-  await sql`create extension if not exists pg_trgm`.execute(db);
-  await sql`create index transactions_live_description_trgm_idx on transactions using gin (description gin_trgm_ops)
-    where deleted_at is null`.execute(db);
-  await sql`create index transactions_user_live_amount_idx on transactions (user_id, amount) where deleted_at is null`.execute(db);
+  // Search by description: a trigram index. pg_trgm is a trusted extension (PostgreSQL 13+): a
+  // user with CREATE on the database may create it. A server without it (or without that right)
+  // still searches correctly, by scanning the user's rows. Search by amount uses 020's
+  // (user_id, amount, datetime) index.
+  const { rows } = await sql<{ usable: boolean }>`
+    select exists (select 1 from pg_extension where extname = 'pg_trgm')
+        or (exists (select 1 from pg_available_extensions where name = 'pg_trgm') and has_database_privilege(current_database(), 'CREATE')) as usable`.execute(db);
+  if (rows[0]?.usable) {
+    await sql`create extension if not exists pg_trgm`.execute(db);
+    await sql`create index transactions_live_description_trgm_idx on transactions using gin (description gin_trgm_ops)
+      where deleted_at is null`.execute(db);
+  }
   // the backfill reads the rows, it never updates them (that would re-stamp every row for sync)
   await sql.raw(insertDelta(fromTransactions('transactions', '1'))).execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop index transactions_live_description_trgm_idx`.execute(db);
-  await sql`drop index transactions_user_live_amount_idx`.execute(db);
+  await sql`drop index if exists transactions_live_description_trgm_idx`.execute(db);
   for (const table of ['transactions', 'transaction_categories']) {
     for (const event of ['insert', 'update', 'delete']) await sql`drop trigger ${sql.id(`${table}_list_totals_${event}`)} on ${sql.table(table)}`.execute(db);
   }
