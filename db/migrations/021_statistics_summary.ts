@@ -74,6 +74,18 @@ function applyChanges(changes: string, users: string, tables: readonly Summary[]
     ${tables.map(({ table }) => `delete from ${table} where count = 0 and user_id in (select user_id from ${users} u);`).join('\n')}`;
 }
 
+/** `<table>_stats_sums_<event>` after insert, update and delete, each with its transition tables. */
+async function createStatementTriggers(db: Kysely<any>, table: string, fn: string): Promise<void> {
+  for (const [event, referencing] of [
+    ['insert', 'new table as new_rows'],
+    ['update', 'old table as old_rows new table as new_rows'],
+    ['delete', 'old table as old_rows'],
+  ]) {
+    await sql`create trigger ${sql.id(`${table}_stats_sums_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
+      referencing ${sql.raw(referencing)} for each statement execute function ${sql.id(fn)}()`.execute(db);
+  }
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
   for (const { table, key, keyType } of TABLES) {
     await sql`create table ${sql.table(table)} (
@@ -148,14 +160,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db);
-  for (const [event, referencing] of [
-    ['insert', 'new table as new_rows'],
-    ['update', 'old table as old_rows new table as new_rows'],
-    ['delete', 'old table as old_rows'],
-  ]) {
-    await sql`create trigger ${sql.id(`transactions_stats_sums_${event}`)} after ${sql.raw(event)} on transactions
-      referencing ${sql.raw(referencing)} for each statement execute function stats_sums_after_transactions()`.execute(db);
-  }
+  await createStatementTriggers(db, 'transactions', 'stats_sums_after_transactions');
 
   // ---- transaction_categories: a transaction's first category moves --------------------------
   // Before the statement, a transaction's links were the current ones minus those it added plus
@@ -192,14 +197,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db);
-  for (const [event, referencing] of [
-    ['insert', 'new table as new_rows'],
-    ['update', 'old table as old_rows new table as new_rows'],
-    ['delete', 'old table as old_rows'],
-  ]) {
-    await sql`create trigger ${sql.id(`transaction_categories_stats_sums_${event}`)} after ${sql.raw(event)} on transaction_categories
-      referencing ${sql.raw(referencing)} for each statement execute function stats_sums_after_transaction_categories()`.execute(db);
-  }
+  await createStatementTriggers(db, 'transaction_categories', 'stats_sums_after_transaction_categories');
 
   // ---- configurations: the time zone changed ---------------------------------------------------
   const zoneChanged = (rows: string) => `
@@ -226,14 +224,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db);
-  for (const [event, referencing] of [
-    ['insert', 'new table as new_rows'],
-    ['update', 'old table as old_rows new table as new_rows'],
-    ['delete', 'old table as old_rows'],
-  ]) {
-    await sql`create trigger ${sql.id(`configurations_stats_sums_${event}`)} after ${sql.raw(event)} on configurations
-      referencing ${sql.raw(referencing)} for each statement execute function stats_sums_after_configurations()`.execute(db);
-  }
+  await createStatementTriggers(db, 'configurations', 'stats_sums_after_configurations');
 
   // ---- users: an account's rows go with it -----------------------------------------------------
   await sql`create function stats_sums_after_users() returns trigger language plpgsql as $$

@@ -5,8 +5,7 @@
 // service's RSS sampled at each poll. Memory is flat when the 100,000-row file's peak above the
 // idle service is no larger than the 10,000-row file's. Afterwards every wallet of the user must
 // equal its ledger. Goal (issue 11): 100,000 rows in < 10 s on PostgreSQL.
-import { readFileSync } from 'node:fs';
-import { report, type Row, type Target } from './load.js';
+import { heapMb, report, rssMb, type Row, type Target } from './load.js';
 
 const GOAL_SECONDS = 10;
 
@@ -22,14 +21,6 @@ export function bankExport(rows: number, account: string, year = 26): Buffer {
   }
   lines.push(`Kontostand am 31.12.20${year};;;;;0,00`);
   return Buffer.from(lines.join('\r\n') + '\r\n', 'latin1');
-}
-
-async function heapMb(target: Target): Promise<number> {
-  return ((await (await fetch(`${target.bare}/bench/heap`)).json()) as { heapMb: number }).heapMb;
-}
-
-function rssMb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 
 interface Run {

@@ -7,9 +7,8 @@
 // and after; every suggestion must end imported (each run's rows are of a year of their own, so
 // none repeats a transaction), and every wallet
 // of the user must equal its ledger. Goal (issue 11): 100,000 rows in < 10 s on PostgreSQL.
-import { readFileSync } from 'node:fs';
 import { bankExport } from './csv-import.js';
-import { report, type Row, type Target } from './load.js';
+import { heapMb, report, rssMb, type Row, type Target } from './load.js';
 
 const GOAL_SECONDS = 10;
 /** How often the session is polled (BENCH_POLL_MS; each poll counts the session's suggestions in SQL). */
@@ -22,14 +21,6 @@ interface SessionView {
   duplicates_found: number;
   error: string | null;
   metadata: { confirm?: { state: string; processed: number; created_count: number; skipped_count: number; failed_count: number; already_imported_count: number } } | null;
-}
-
-async function heapMb(target: Target): Promise<number> {
-  return ((await (await fetch(`${target.bare}/bench/heap`)).json()) as { heapMb: number }).heapMb;
-}
-
-function rssMb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 
 interface Run {

@@ -28,15 +28,25 @@ export interface Target {
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
+/** A process's resident set size now, in MB (Linux /proc). */
+export function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
+
+/** The bench service's live heap after a full collection, in MB (its bare `/bench/heap` route). */
+export async function heapMb(target: Target): Promise<number> {
+  return ((await (await fetch(`${target.bare}/bench/heap`)).json()) as { heapMb: number }).heapMb;
+}
+
 /** The child's resident set size, sampled every 200 ms; `peak()` since the last `reset()`. */
 export function rssSampler(pid: number) {
   let peak = 0;
   let overall = 0;
   const sample = () => {
     try {
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-      peak = Math.max(peak, kb / 1024);
-      overall = Math.max(overall, kb / 1024);
+      const mb = rssMb(pid);
+      peak = Math.max(peak, mb);
+      overall = Math.max(overall, mb);
     } catch {
       // the child has exited
     }
