@@ -43,7 +43,11 @@ export function findSession(db: Kysely<Database>, userId: number, id: number): P
 }
 
 /** The suggestions of the sessions, by session id, in index order. */
-export async function suggestionsOf(db: Kysely<Database>, sessionIds: number[], range: { from?: number; limit?: number } = {}): Promise<Map<number, ImportSuggestionRow[]>> {
+export async function suggestionsOf(
+  db: Kysely<Database>,
+  sessionIds: number[],
+  range: { from?: number; limit?: number; belowIndex?: number } = {},
+): Promise<Map<number, ImportSuggestionRow[]>> {
   const bySession = new Map<number, ImportSuggestionRow[]>(sessionIds.map((id) => [id, []]));
   if (sessionIds.length === 0 || range.limit === 0) return bySession;
   let query = db
@@ -53,8 +57,9 @@ export async function suggestionsOf(db: Kysely<Database>, sessionIds: number[], 
     .where('suggestion_index', '>=', range.from ?? 0)
     .orderBy('import_session_id')
     .orderBy('suggestion_index');
-  // a range is asked of one session at a time
+  // a range is asked of one session at a time; `belowIndex` bounds each of several sessions
   if (range.limit !== undefined) query = query.limit(range.limit);
+  if (range.belowIndex !== undefined) query = query.where('suggestion_index', '<', range.belowIndex);
   const rows = await query.execute();
   for (const row of rows) bySession.get(row.import_session_id)?.push(row);
   return bySession;

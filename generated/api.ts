@@ -1824,7 +1824,7 @@ export interface paths {
         };
         /**
          * List import sessions
-         * @description The caller's import sessions, newest first, with their suggestions.
+         * @description The caller's import sessions, newest first, each with its first 1,000 suggestions (index 0 to 999); `total_suggestions` gives the count, and `GET /import/sessions/{id}` every suggestion or a range of them.
          */
         get: operations["listImportSessions"];
         put?: never;

@@ -93,6 +93,12 @@ function checkReadable(read: () => unknown): void {
 
 /** The bytes read for the upload check: enough for any preamble, header and first rows. */
 const CSV_HEAD = 256 * 1024;
+/**
+ * The list embeds each session's first suggestions only: a page of 20 sessions of 100,000 rows
+ * each would be millions of suggestions in one answer. `total_suggestions` gives the count and
+ * GET /import/sessions/{id} every suggestion (or a range).
+ */
+const LISTED_SUGGESTIONS = 1_000;
 
 /** The head of a CSV file must hold transaction rows (a plain-text note holds none). */
 function checkCsvHead(decoded: DecodedText): void {
@@ -147,7 +153,7 @@ export const importSessionHandlers = {
   listImportSessions: async ({ db, user, query, services }: HandlerContext<'listImportSessions'>) => {
     const { rows, meta } = await sessionPage(db, user.id, { page: query.page ?? 1, limit: query.limit ?? 20, now: services.now() });
     const ids = rows.map((row) => row.id);
-    const [suggestions, counts] = await Promise.all([suggestionsOf(db, ids), suggestionCounts(db, ids)]);
+    const [suggestions, counts] = await Promise.all([suggestionsOf(db, ids, { belowIndex: LISTED_SUGGESTIONS }), suggestionCounts(db, ids)]);
     return ok({ ...meta, data: rows.map((row) => toImportSession(row, suggestions.get(row.id)!, counts.get(row.id)!)) });
   },
 

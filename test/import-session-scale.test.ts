@@ -88,6 +88,11 @@ t.test('a bank export of 4,500 rows is analysed a batch at a time: every row onc
   const range = (await get(sessionId, '?suggestions_from=4498&suggestions_limit=10')).body.data;
   t.same(range.suggestions.map((s: { index: number }) => s.index), [4498, 4499], 'a range of suggestions');
   t.equal(range.total_suggestions, ROWS);
+
+  const listed = (await api.request('GET', '/api/v1/import/sessions', { token: owner.token })).body.data.data;
+  const inList = listed.find((s: { id: number }) => s.id === sessionId);
+  t.equal(inList.total_suggestions, ROWS, 'the list counts every suggestion');
+  t.same(inList.suggestions.map((s: { index: number }) => s.index), [...Array(1000).keys()], 'and embeds the first 1,000 of them');
 });
 
 t.test('confirmed as a whole by the job, batch by batch: every row once, duplicates skipped unless accepted', async (t) => {
