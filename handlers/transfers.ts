@@ -64,6 +64,11 @@ export const transferHandlers = {
       if (!movesMoney) return updateTransferWithLegs(trx, user.id, current.id, columns, { datetime: body.datetime });
       const from = body.from_wallet_id ?? current.from_wallet_id;
       const to = body.to_wallet_id ?? current.to_wallet_id;
+      // Every wallet the update touches, old legs' and new, locked together in id order before
+      // planTransfer locks the new pair: locking the new pair first and the old wallets later
+      // (in moveBalances) took a lower id after a higher one and deadlocked with a transfer
+      // between them (found by the fuzzer).
+      await lockWallets(trx, user.id, [current.from_wallet_id, current.to_wallet_id, from, to]);
       const plan = await planTransfer(trx, user.id, {
         from,
         to,

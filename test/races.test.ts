@@ -41,6 +41,24 @@ t.test('two deletes of one transfer at once: both legs reverted once', async (t)
   t.same(await walletsOffLedger(api, user.id), []);
 });
 
+t.test('transfers moved to other wallets while others are created between them: no deadlock, ledgers right', async (t) => {
+  const { token, user } = await api.newUser();
+  const wallets = [];
+  for (let i = 0; i < 3; i += 1) wallets.push(await fx.wallet(user.id, { balance: '10000' }));
+  const [a, b, c] = wallets;
+  const moved: number[] = [];
+  for (let i = 0; i < 40; i += 1) {
+    moved.push((await api.request('POST', '/api/v1/transfer', { token, body: { amount: 5, from_wallet_id: a, to_wallet_id: b } })).body.data.id);
+  }
+  // each update turns a→b into b→c (old wallets a, b; new b, c) while creates lock a then b
+  const answers = await Promise.all([
+    ...moved.map((id) => api.request('PUT', `/api/v1/transfers/${id}`, { token, body: { from_wallet_id: b, to_wallet_id: c } })),
+    ...moved.map(() => api.request('POST', '/api/v1/transfer', { token, body: { amount: 1, from_wallet_id: a, to_wallet_id: b } })),
+  ]);
+  t.same(statuses(answers), [...Array(40).fill(200), ...Array(40).fill(201)].sort(), 'every update and create answered');
+  t.same(await walletsOffLedger(api, user.id), []);
+});
+
 t.test('two deletes of one wallet at once: one 200, one 404', async (t) => {
   const { token, user } = await api.newUser();
   const doomed = await fx.wallet(user.id, { balance: '0' });
