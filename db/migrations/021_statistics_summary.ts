@@ -165,25 +165,34 @@ export async function up(db: Kysely<any>): Promise<void> {
   // ---- transaction_categories: a transaction's first category moves --------------------------
   // Before the statement, a transaction's links were the current ones minus those it added plus
   // those it removed.
+  // Each side is aggregated once (EXCEPT ALL and GROUP BY hash the transition tables), not
+  // looked up per transaction: a statement linking many rows stays linear in its rows.
   const firstCategoryMoves = (added: string, removed: string) => `
-    with moved as (
-      select t.*, (t.datetime at time zone z.zone)::date as day,
-             coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0) as new_first,
-             coalesce((select min(x.category_id) from (
-                 select tc.category_id from transaction_categories tc
-                  where tc.transaction_id = t.id
-                    and not exists (select 1 from ${added} a where a.transaction_id = tc.transaction_id and a.category_id = tc.category_id)
-                 union all
-                 select r.category_id from ${removed} r where r.transaction_id = t.id) x), 0) as old_first
-        from transactions t
+    with affected as (
+      select a0.transaction_id from ${added} a0 union select r0.transaction_id from ${removed} r0
+    ), now_links as (
+      select tc.transaction_id, tc.category_id from transaction_categories tc
+       where tc.transaction_id in (select transaction_id from affected)
+    ), before_links as (
+      (select transaction_id, category_id from now_links except all select a.transaction_id, a.category_id from ${added} a)
+      union all
+      select r.transaction_id, r.category_id from ${removed} r
+    ), firsts as (
+      select f.transaction_id, coalesce(n.first, 0) as new_first, coalesce(b.first, 0) as old_first
+        from affected f
+        left join (select transaction_id, min(category_id) as first from now_links group by 1) n on n.transaction_id = f.transaction_id
+        left join (select transaction_id, min(category_id) as first from before_links group by 1) b on b.transaction_id = f.transaction_id
+    ), moved as (
+      select t.*, (t.datetime at time zone z.zone)::date as day, f.new_first, f.old_first
+        from firsts f
+        join transactions t on t.id = f.transaction_id
         join (select u.user_id, stats_time_zone(u.user_id) as zone
                 from (select a1.user_id from ${added} a1 union select r1.user_id from ${removed} r1) u) z on z.user_id = t.user_id
-       where t.id in (select a0.transaction_id from ${added} a0 union select r0.transaction_id from ${removed} r0)
-         and t.deleted_at is null and t.transfer_id is null
+       where f.old_first <> f.new_first and t.deleted_at is null and t.transfer_id is null
     )
-    select user_id, day, wallet_id, type, intent, old_first as category_id, party_id, -amount as total, -1::bigint as count from moved where old_first <> new_first
+    select user_id, day, wallet_id, type, intent, old_first as category_id, party_id, -amount as total, -1::bigint as count from moved
     union all
-    select user_id, day, wallet_id, type, intent, new_first as category_id, party_id, amount as total, 1::bigint as count from moved where old_first <> new_first`;
+    select user_id, day, wallet_id, type, intent, new_first as category_id, party_id, amount as total, 1::bigint as count from moved`;
   const categoryTable = TABLES.filter(({ table }) => table === 'stats_category_day_sums');
   await sql`create function stats_sums_after_transaction_categories() returns trigger language plpgsql as $$
     begin
