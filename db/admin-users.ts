@@ -50,7 +50,7 @@ export async function adminUserPage(
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .executeTakeFirstOrThrow(),
   ]);
-  return { rows, meta: pageMeta(rows, Number(counted.total), { ...options, order: (q) => q }) };
+  return { rows, meta: pageMeta(rows, Number(counted.total), { ...options }) };
 }
 
 export function findAdminUser(db: Kysely<Database>, id: number): Promise<AdminUserRow | undefined> {

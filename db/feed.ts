@@ -50,8 +50,14 @@ export interface FeedOptions {
   /** Continue exactly after this position (new clients; page is then relative to it). */
   cursor?: FeedCursor;
   noClientId?: boolean;
-  /** The order of a plain (non-sync) listing. */
-  order: (query: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>;
+  /** The order of a plain (non-sync) listing; its last key must be unique (an id) for a deep page to be read backwards. */
+  order: ListOrder;
+  /**
+   * The same rows as the feed's query without the joins that only add columns: a deep page
+   * finds its ids in it, which lets PostgreSQL skip the rows before the page in an index-only
+   * scan (a left join it removes still keeps the joined column needed, and the heap read).
+   */
+  bare?: SelectQueryBuilder<any, any, any>;
   now: Date;
   /** How many live rows a plain list has, when the resource knows it cheaper than count(*). */
   countLive?: () => Promise<number>;
@@ -63,6 +69,23 @@ export interface FeedOptions {
   /** Who pages this feed, and its parameters but the page (the table is added to them). */
   marks?: { tokenId: number; feed: string };
 }
+
+/** Sort keys, most significant first: `[column, direction]`. */
+export type ListOrder = ReadonlyArray<readonly [column: string, direction: 'asc' | 'desc']>;
+
+/** `order` applied to `query`, or its exact opposite (every direction flipped). */
+function ordered<Q extends SelectQueryBuilder<any, any, any>>(query: Q, order: ListOrder, backwards = false): Q {
+  let q: SelectQueryBuilder<any, any, any> = query;
+  for (const [column, direction] of order) q = q.orderBy(column, backwards === (direction === 'asc') ? 'desc' : 'asc');
+  return q as Q;
+}
+
+/**
+ * From this offset on, a plain page counts its rows first: the scan that skips them is the
+ * page's cost, so a page in the back half is read from the end (the last page costs what the
+ * first does, the middle of the list the most).
+ */
+const DEEP_OFFSET = 10_000;
 
 export interface PageMeta {
   last_sync: string;
@@ -103,34 +126,59 @@ export async function feedPage<Row extends StampedRow>(
     syncHorizon(db), // before the data it bounds
     sync && !options.cursor && options.page > 1 ? pageMark(db, table, options, options.page - 1) : undefined,
   ]);
-  let filtered = query as SelectQueryBuilder<any, string, Row>;
-  if (options.noClientId) filtered = filtered.where(`${table}.client_generated_id`, 'is', null);
-  return sync ? syncPage(db, filtered, table, options, horizon, mark) : plainPage(filtered, table, options, horizon);
+  const narrowed = <Q extends SelectQueryBuilder<any, string, any>>(q: Q): Q => (options.noClientId ? (q.where(`${table}.client_generated_id`, 'is', null) as Q) : q);
+  const filtered = narrowed(query as SelectQueryBuilder<any, string, Row>);
+  if (sync) return syncPage(db, filtered, table, options, horizon, mark);
+  return plainPage(filtered, options.bare ? narrowed(options.bare) : filtered, table, options, horizon);
 }
 
 /** Live rows in the resource's order, paged by offset. */
-async function plainPage<Row extends StampedRow>(query: SelectQueryBuilder<any, string, Row>, table: SyncedTable, options: FeedOptions, horizon: Date) {
+async function plainPage<Row extends StampedRow>(
+  query: SelectQueryBuilder<any, string, Row>,
+  bare: SelectQueryBuilder<any, string, any>,
+  table: SyncedTable,
+  options: FeedOptions,
+  horizon: Date,
+) {
   const live = query.where(`${table}.deleted_at`, 'is', null);
   const count = options.countLive ?? (async () => Number((await live.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total));
-  const capped = pageRows(live, table, options.order, options.limit, pageOffset(options)).then((rows) => capAtHorizon(rows, horizon));
-  const [rows, total] = await Promise.all([capped, count(), capped.then((rows) => options.alongside?.(rows))]);
+  const offset = pageOffset(options);
+  const ids = bare.where(`${table}.deleted_at`, 'is', null).clearSelect().select(`${table}.id`);
+  // a deep page waits for the count to know which end of the list is nearer
+  const known = offset >= DEEP_OFFSET && options.order.length > 0 ? await count() : undefined;
+  const capped = pageRows(live, ids, table, { order: options.order, limit: options.limit, offset, total: known }).then((rows) => capAtHorizon(rows, horizon));
+  const [rows, total] = await Promise.all([capped, known ?? count(), capped.then((rows) => options.alongside?.(rows))]);
   return { rows, meta: pageMeta(rows.map(stampOf), total, { ...options, now: horizon }) };
 }
 
 /**
- * One page of `query` in `order`. A deep page first finds its ids with the index alone (the
- * rows it skips are never read), then reads just those rows.
+ * One page of `query` in `order`. A page past the first finds its ids in `ids` first (`query`'s
+ * rows with only their id selected; the rows it skips are read from the index alone), then
+ * reads just those rows: two statements, because as one (`id in (…)`) a table without fresh
+ * statistics (a bulk import, or the embedded database, which has no autovacuum) was planned as
+ * a nested loop that ran the skipping scan once per row (10,000 rows: a minute). Given the
+ * rows' `total`, a page nearer the end is found from the end.
  */
 async function pageRows<Row>(
   query: SelectQueryBuilder<any, string, Row>,
+  ids: SelectQueryBuilder<any, string, any>,
   table: SyncedTable,
-  order: FeedOptions['order'],
-  limit: number,
-  offset: number,
+  page: { order: ListOrder; limit: number; offset: number; total?: number },
 ): Promise<Row[]> {
-  if (offset === 0) return (await order(query).limit(limit).execute()) as Row[];
-  const ids = order(query.clearSelect().select(`${table}.id`)).limit(limit).offset(offset);
-  return (await order(query.where(`${table}.id`, 'in', ids)).execute()) as Row[];
+  const { order, limit, offset, total } = page;
+  if (total !== undefined && offset >= total) return [];
+  if (offset === 0) return (await ordered(query, order).limit(limit).execute()) as Row[];
+  let found;
+  if (total !== undefined && offset > total / 2) {
+    // rows [offset, end) counted from the end are [total - end, total - offset)
+    const end = Math.min(offset + limit, total);
+    found = await ordered(ids, order, true).limit(end - offset).offset(total - end).execute();
+  } else {
+    found = await ordered(ids, order).limit(limit).offset(offset).execute();
+  }
+  if (found.length === 0) return [];
+  const wanted = found.map((row) => Number(row.id));
+  return (await ordered(query.where(`${table}.id`, '=', sql<number>`any(${wanted}::bigint[])`), order).execute()) as Row[];
 }
 
 /** Rows stamped in [since, horizon) or after the cursor, in stamp order, paged by position. */
@@ -151,14 +199,17 @@ async function syncPage<Row extends StampedRow>(
   if (since) window = window.where(`${table}.last_synced_at`, '>=', since);
 
   const after = (c: FeedCursor) => sql<boolean>`(${stamp}, ${id}) > (${c.stamp}, ${c.id})`;
-  const inStampOrder: FeedOptions['order'] = (q) => q.orderBy(`${table}.last_synced_at`).orderBy(`${table}.id`);
+  const inStampOrder: ListOrder = [
+    [`${table}.last_synced_at`, 'asc'],
+    [`${table}.id`, 'asc'],
+  ];
   const continued = options.cursor ?? mark;
   const start = continued ? window.where(after(continued)) : window;
   // With a cursor, `page` counts from it; with a page mark, page N starts right after N-1;
   // without either (a client that jumps to a page), it is an offset.
   const skipped = mark ? 0 : pageOffset(options);
   // stamped before the horizon already: nothing to cap
-  const rows = await pageRows(start, table, inStampOrder, options.limit, skipped);
+  const rows = await pageRows(start, start.clearSelect().select(`${table}.id`), table, { order: inStampOrder, limit: options.limit, offset: skipped });
 
   // total: the rows before this page, this page, and what follows it (counted up to the cap)
   const before = mark ? (options.page - 1) * options.limit : skipped;
@@ -251,7 +302,7 @@ export function pageMeta(
   rows: Array<{ stamp: Date } | { updated_at: Date }>,
   total: number,
   // `order` is accepted (and unused) so callers can pass their FeedOptions as they are
-  options: Pick<FeedOptions, 'page' | 'limit' | 'since' | 'now'> & { order?: FeedOptions['order'] },
+  options: Pick<FeedOptions, 'page' | 'limit' | 'since' | 'now'> & { order?: ListOrder },
 ): PageMeta {
   const newest = rows.reduce<Date | undefined>((max, row) => {
     const at = 'stamp' in row ? row.stamp : row.updated_at;

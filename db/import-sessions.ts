@@ -90,7 +90,7 @@ export async function sessionPage(
       .execute(),
     mine.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, meta: pageMeta(rows, Number(counted.total), { ...options, order: (q) => q }) };
+  return { rows, meta: pageMeta(rows, Number(counted.total), { ...options }) };
 }
 
 /** Deletes the session (its suggestions go with it) and its upload's row; returns the upload's storage key. */

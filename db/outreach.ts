@@ -184,7 +184,7 @@ export async function outreachPage(db: Kysely<Database>, options: { page: number
       .executeTakeFirstOrThrow(),
   ]);
   const withCounts = rows.map((row) => ({ ...row, sent: Number(row.sent), failed: Number(row.failed) }));
-  return { rows: withCounts, meta: pageMeta(withCounts, Number(counted.total), { ...options, order: (q) => q }) };
+  return { rows: withCounts, meta: pageMeta(withCounts, Number(counted.total), { ...options }) };
 }
 
 export async function findOutreach(db: Kysely<Database>, id: number): Promise<OutreachRow> {

@@ -79,7 +79,7 @@ export const assistantHandlers = {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
     const { rows, total } = await chatPage(db, user.id, page, limit);
-    const meta = pageMeta(rows, total, { page, limit, now: services.now(), order: (q) => q });
+    const meta = pageMeta(rows, total, { page, limit, now: services.now() });
     return ok({ ...meta, data: rows.map(toChatSession) });
   },
 

@@ -4,7 +4,7 @@
 import { closeWindow, selectPeriodStates } from '../db/budget-period-states.js';
 import { userToday, warmBudgetRates, withoutProvider } from '../db/budget-spending.js';
 import { lockLiveBudget } from '../db/budgets.js';
-import { feedPage } from '../db/feed.js';
+import { feedPage, type ListOrder } from '../db/feed.js';
 import { currentWindow } from '../domain/budget-periods.js';
 import { closeEndedWindowsOf } from '../db/budget-period-states.js';
 import { ok } from '../server/envelope.js';
@@ -42,7 +42,10 @@ export const budgetPeriodHandlers = {
     const { db, user, query, services } = ctx;
     const budgetId = query.budget_id;
     const states = selectPeriodStates(db, user.id).$if(budgetId !== undefined, (q) => q.where('budget_period_states.budget_id', '=', budgetId!));
-    const order = (q: any) => q.orderBy('budget_period_states.updated_at').orderBy('budget_period_states.id');
+    const order: ListOrder = [
+      ['budget_period_states.updated_at', 'asc'],
+      ['budget_period_states.id', 'asc'],
+    ];
     const page = await feedPage(db, states, 'budget_period_states', feedOptions(query, services.now(), order, user.tokenId));
     return ok({ ...page.meta, data: page.rows.map(toBudgetPeriodState) });
   },

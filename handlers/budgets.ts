@@ -31,7 +31,7 @@ export const budgets = syncedResource<BudgetRow, BudgetRow>({
   label: 'Budget',
   select: selectBudgets,
   view: (row) => row,
-  order: (q) => q.orderBy('budgets.id'),
+  order: [['budgets.id', 'asc']],
 });
 
 interface PresentCtx {
@@ -214,7 +214,7 @@ export const budgetHandlers = {
       ...view,
       amount_in_budget_currency: amountInBudgetCurrency(rows[index].amount, rows[index].currency, budget.currency, rates),
     }));
-    const meta = pageMeta(ordered, total, { page, limit, order: (q) => q, now });
+    const meta = pageMeta(ordered, total, { page, limit, now });
     return ok({ ...meta, period_start: window.start, period_end: window.end, data });
   },
 

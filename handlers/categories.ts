@@ -26,7 +26,7 @@ const categories = syncedResource<CategoryRow, ReturnType<typeof toCategory>>({
   label: 'Category',
   select: selectCategories,
   view: toCategory,
-  order: (q) => q.orderBy('categories.id'),
+  order: [['categories.id', 'asc']],
 });
 
 export const categoryHandlers = {

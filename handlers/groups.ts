@@ -12,7 +12,7 @@ const groups = syncedResource<GroupRow, ReturnType<typeof toGroup>>({
   label: 'Group',
   select: (db, userId) => withIcon(selectSynced(db, 'groups', userId), 'groups'),
   view: toGroup,
-  order: (q) => q.orderBy('groups.id'),
+  order: [['groups.id', 'asc']],
 });
 
 export const groupHandlers = {

@@ -56,7 +56,7 @@ export const importHandlers = {
 
   listImports: async (ctx: HandlerContext<'listImports'>) => {
     const { db, user } = ctx;
-    const options = feedOptions(ctx.query, ctx.services.now(), (q) => q);
+    const options = feedOptions(ctx.query, ctx.services.now(), []);
     const [rows, counted] = await Promise.all([
       selectFileImports(db, user.id)
         .orderBy('file_imports.id', 'desc')
@@ -71,7 +71,7 @@ export const importHandlers = {
   listFailedImports: async (ctx: HandlerContext<'listFailedImports'>) => {
     const { db, user, params } = ctx;
     await importOr404(db, user.id, params.id);
-    const options = feedOptions(ctx.query, ctx.services.now(), (q) => q);
+    const options = feedOptions(ctx.query, ctx.services.now(), []);
     const open = selectOpenFailedRows(db, user.id, params.id);
     const [rows, counted] = await Promise.all([
       open

@@ -19,7 +19,7 @@ const notifications = syncedResource<NotificationRow, ReturnType<typeof toNotifi
   label: 'Notification',
   select: (db, userId) => selectSynced(db, 'notifications', userId),
   view: toNotification,
-  order: (q) => q.orderBy('notifications.created_at', 'desc').orderBy('notifications.id', 'desc'),
+  order: [['notifications.created_at', 'desc'], ['notifications.id', 'desc']],
 });
 
 /** The user's unread, non-deleted notifications. */

@@ -13,7 +13,7 @@ const parties = syncedResource<PartyRow, ReturnType<typeof toParty>>({
   label: 'Party',
   select: (db, userId) => withIcon(selectSynced(db, 'parties', userId), 'parties'),
   view: toParty,
-  order: (q) => q.orderBy('parties.id'),
+  order: [['parties.id', 'asc']],
 });
 
 export const partyHandlers = {

@@ -26,7 +26,7 @@ const refunds = syncedResource<RefundRow, ReturnType<typeof toRefund>>({
       .innerJoin('transactions as refund_income', 'refund_income.id', 'refunds.refund_transaction_id')
       .select('refund_income.amount as amount'),
   view: toRefund,
-  order: (q) => q.orderBy('refunds.id'),
+  order: [['refunds.id', 'asc']],
 });
 
 export const refundHandlers = {

@@ -18,7 +18,7 @@ const reminders = syncedResource<ReminderRow, ReminderView>({
   label: 'Reminder',
   select: (db, userId) => selectSynced(db, 'reminders', userId),
   view: toReminder,
-  order: (q) => q.orderBy('reminders.id'),
+  order: [['reminders.id', 'asc']],
 });
 
 interface TimingInput {

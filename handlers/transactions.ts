@@ -40,7 +40,8 @@ const transactions = syncedResource<TransactionRow, TransactionRow>({
   label: 'Transaction',
   select: selectTransactions,
   view: (row) => row,
-  order: (q) => q.orderBy('transactions.datetime', 'desc').orderBy('transactions.created_at', 'desc').orderBy('transactions.id', 'desc'),
+  order: [['transactions.datetime', 'desc'], ['transactions.created_at', 'desc'], ['transactions.id', 'desc']],
+  bare: (db, userId) => db.selectFrom('transactions').where('transactions.user_id', '=', userId),
 });
 
 interface PresentCtx {

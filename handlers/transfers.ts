@@ -36,7 +36,7 @@ const transfers = syncedResource<TransferRow, TransferCore>({
   label: 'Transfer',
   select: selectTransfers,
   view: toTransfer,
-  order: (q) => q.orderBy('transfers.datetime', 'desc').orderBy('transfers.id', 'desc'),
+  order: [['transfers.datetime', 'desc'], ['transfers.id', 'desc']],
 });
 
 export const transferHandlers = {

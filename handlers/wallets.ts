@@ -22,7 +22,7 @@ const wallets = syncedResource<WalletRow, WalletRow>({
   label: 'Wallet',
   select: selectWallets,
   view: (row) => row,
-  order: (q) => q.orderBy('wallets.id'),
+  order: [['wallets.id', 'asc']],
 });
 
 /** The opening balance as an exact decimal string; 422 on `balance` beyond 4 places or the column's range. */

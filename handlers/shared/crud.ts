@@ -39,6 +39,11 @@ export interface ResourceConfig<Row extends RecordRow, View> {
   view(row: Row): View;
   /** Order of a plain listing (sync feeds are ordered by updated_at, id). */
   order: FeedOptions['order'];
+  /**
+   * The user's rows without the joins `select` adds columns with, for a table whose lists go
+   * deep (db/feed.ts `bare`); `list`'s filter must then use the table's own columns only.
+   */
+  bare?: (db: Kysely<Database>, userId: number) => SelectQueryBuilder<any, any, any>;
 }
 
 /** A unique violation on any table's (user_id, client_generated_id) index. */
@@ -75,7 +80,8 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
       countLive?: FeedOptions['countLive'],
       alongside?: (rows: Row[]) => Promise<unknown>,
     ) {
-      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId), countLive, alongside };
+      const bare = config.bare && filter(config.bare(ctx.db, ctx.user.id));
+      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId), countLive, alongside, bare };
       const page = await feedPage(ctx.db, filter(config.select(ctx.db, ctx.user.id)), table, options);
       return ok({ ...page.meta, data: page.rows.map(config.view) });
     },
