@@ -7,9 +7,10 @@ import { confirmImportJob } from './confirm-import.js';
 import { fireRemindersJob } from './fire-reminders.js';
 import { inactivityNudgesJob } from './inactivity-nudges.js';
 import { insightsSummaryJob } from './insights-summary.js';
+import { maintainEmbeddedTablesJob } from './maintain-embedded-tables.js';
 import { processCsvImportJob } from './process-csv-import.js';
 import { pruneExpiredJob } from './prune-expired.js';
 import { recurringTransactionsJob } from './recurring-transactions.js';
 import { deliverEmailsJob } from './deliver-emails.js';
 
-export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob];
+export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob];
