@@ -30,15 +30,6 @@ export interface CurrencySum {
   count: number;
 }
 
-export interface DailySum extends CurrencySum {
-  walletId: number;
-  walletName: string;
-  /** Calendar day in the user's time zone, `YYYY-MM-DD`. */
-  day: string;
-  /** Whether the rows are dated at or before `now` (projections use only those). */
-  past: boolean;
-}
-
 export interface NamedSum extends CurrencySum {
   /** Category or party id; null for rows without one. */
   id: number | null;
@@ -71,7 +62,7 @@ function windowRows(window: StatsWindow): RawBuilder<unknown> {
     ${walletFilter}`;
 }
 
-const toSum = (row: any): CurrencySum => ({ type: row.type, currency: row.currency, total: String(row.total), count: Number(row.count) });
+export const toSum = (row: any): CurrencySum => ({ type: row.type, currency: row.currency, total: String(row.total), count: Number(row.count) });
 
 /** Whether the summary tables hold the user's sums by local day of `timeZone`. */
 export async function summaryKeptIn(db: Kysely<Database>, userId: number, timeZone: string): Promise<boolean> {
@@ -110,57 +101,9 @@ export interface DayRange {
   last: string;
 }
 
-const summaryRows = (table: string, window: StatsWindow, days: DayRange) =>
+export const summaryRows = (table: string, window: StatsWindow, days: DayRange) =>
   sql`${sql.table(table)} s where s.user_id = ${window.userId} and s.day between ${days.first}::date and ${days.last}::date
     ${window.walletIds?.length ? sql`and s.wallet_id = any(${window.walletIds}::bigint[])` : sql``}`;
-
-/**
- * Sums per type, wallet and calendar day (in `timeZone`) from `days.first` to `days.last`, split
- * at `now`: the summary's rows of every day but `today` (earlier days are past, later ones not),
- * and today's raw rows (a few hundred at most) split at `now`.
- */
-export async function dailySums(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string): Promise<DailySum[]> {
-  const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
-  const { rows } = await sql<any>`
-    select x.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
-    from (
-      select s.day, s.type, s.wallet_id, s.day < ${today}::date as past, sum(s.total) as total, sum(s.count) as count
-      from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
-      group by 1, 2, 3, 4
-      union all
-      select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
-      from transactions t
-      where ${today}::date between ${days.first}::date and ${days.last}::date
-        and t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
-        and t.datetime >= (${today}::date::timestamp at time zone ${timeZone})
-        and t.datetime < ((${today}::date + 1)::timestamp at time zone ${timeZone})
-        ${walletFilter}
-      group by 1, 2, 3, 4
-    ) x
-    join wallets w on w.id = x.wallet_id`.execute(db);
-  return rows.map((row) => ({ ...toSum(row), walletId: Number(row.wallet_id), walletName: row.wallet_name, day: row.day, past: row.past }));
-}
-
-/**
- * dailySums from the raw rows: one index-only scan of the live-window index (013) and a hash
- * aggregation.
- */
-export async function rawDailySums(db: Kysely<Database>, window: StatsWindow, days: { first: string; last: string }, timeZone: string, now: Date): Promise<DailySum[]> {
-  const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
-  const { rows } = await sql<any>`
-    select x.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
-    from (
-      select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
-      from transactions t
-      where t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
-        and t.datetime >= (${days.first}::date::timestamp at time zone ${timeZone})
-        and t.datetime < ((${days.last}::date + 1)::timestamp at time zone ${timeZone})
-        ${walletFilter}
-      group by 1, 2, 3, 4
-    ) x
-    join wallets w on w.id = x.wallet_id`.execute(db);
-  return rows.map((row) => ({ ...toSum(row), walletId: Number(row.wallet_id), walletName: row.wallet_name, day: row.day, past: row.past }));
-}
 
 export interface DimensionSums {
   /** By first category of each transaction (id null: uncategorised). */
