@@ -1,11 +1,14 @@
-// The daily sums behind GET /stats (overview, activity, comparisons, cash flow), digested in SQL:
-// the window's per-day rows (from the per-day summary, or from the raw rows) are summed per
-// currency into the few buckets the views need (window totals, months, weekdays, wallets, and
-// days only for a daily trend), so the views convert one sum per currency and bucket instead of
-// one per day and wallet (all time at 1M rows: ~11,000 daily rows).
+// The daily sums behind GET /stats (overview, activity, comparisons, cash flow), digested in SQL
+// into the few buckets the views need (window totals, months, wallets, weekdays, and days only
+// for a daily trend), per currency, so the views convert one sum per currency and bucket instead
+// of one per day and wallet (all time at 1M rows: ~11,000 daily rows). From the summary, the
+// totals, months and wallets read whole months from the monthly rollup (024) and the other days
+// from the day table; weekdays (and a daily trend) read the day table; today comes from the raw
+// rows, split at `now`. For a sparse ledger the same digest is made from the raw rows.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
-import { summaryRows, toSum, type CurrencySum, type DayRange, type StatsWindow } from './statistics.js';
+import { addDays, addMonths } from '../domain/stats-periods.js';
+import { summaryRows, toSum, wholeMonths, type CurrencySum, type DayRange, type StatsWindow } from './statistics.js';
 
 /** A sum of the current window (`current`) or of the window of as many days before it. */
 export interface WindowSum extends CurrencySum {
@@ -32,28 +35,75 @@ export interface DigestOptions {
   byDay: boolean;
 }
 
-const walletFilterOf = (window: StatsWindow) => (window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``);
+const walletFilterOf = (window: StatsWindow, alias = 't') =>
+  window.walletIds?.length ? sql`and ${sql.ref(`${alias}.wallet_id`)} = any(${window.walletIds}::bigint[])` : sql``;
 
-/**
- * Sums per type, wallet and local day from `days.first` to `days.last`, split at `now`: the
- * summary's rows of every day but `today` (earlier days are past, later ones not), and today's
- * raw rows (a few hundred at most) split at `now`.
- */
-const summaryDays = (window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string) => sql`
-      select s.day, s.type, s.wallet_id, s.day < ${today}::date as past, sum(s.total) as total, sum(s.count) as count
-      from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
-      group by 1, 2, 3, 4
-      union all
-      select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
+const before = (a: string, b: string) => (a < b ? a : b);
+const after = (a: string, b: string) => (a > b ? a : b);
+
+/** `s.day` in any of `ranges` (false when there is none). */
+const dayWithin = (ranges: DayRange[]) =>
+  ranges.length === 0 ? sql`false` : sql`(${sql.join(ranges.map((r) => sql`s.day between ${r.first}::date and ${r.last}::date`), sql` or `)})`;
+
+/** Today's raw rows of the window (a few hundred at most) by type and wallet, split at `now`. */
+const todayRows = (window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string) => sql`
+      select ${today}::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
       from transactions t
       where ${today}::date between ${days.first}::date and ${days.last}::date
         and t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
         and t.datetime >= (${today}::date::timestamp at time zone ${timeZone})
         and t.datetime < ((${today}::date + 1)::timestamp at time zone ${timeZone})
         ${walletFilterOf(window)}
-      group by 1, 2, 3, 4`;
+      group by 2, 3, 4`;
 
-/** The same from the raw rows: one index-only scan of the live-window index (013). */
+/**
+ * `days` without today, cut where the windows meet and around today, so that each piece lies in
+ * one window and on one side of today; its whole months can then come from the monthly rollup.
+ */
+function pieces(days: DayRange, startDay: string, today: string): { months: DayRange[]; days: DayRange[] } {
+  const [yesterday, tomorrow, previousLast] = [addDays(today, -1), addDays(today, 1), addDays(startDay, -1)];
+  const split = [
+    { first: days.first, last: before(previousLast, yesterday) },
+    { first: after(days.first, tomorrow), last: previousLast },
+    { first: startDay, last: before(days.last, yesterday) },
+    { first: after(startDay, tomorrow), last: days.last },
+  ]
+    .filter((piece) => piece.first <= piece.last)
+    .map((piece) => ({ piece, months: wholeMonths(piece) }));
+  return {
+    months: split.flatMap(({ months }) => (months ? [months] : [])),
+    days: split.flatMap(({ piece, months }) =>
+      months
+        ? [{ first: piece.first, last: addDays(months.first, -1) }, { first: addMonths(months.last, 1), last: piece.last }].filter((r) => r.first <= r.last)
+        : [piece],
+    ),
+  };
+}
+
+/**
+ * Sums per type, wallet, day (or month) and `past` over `days`: the whole months of each piece
+ * from the monthly rollup (024; `day` is then the month's first day), its other days from the
+ * day table, today from the raw rows split at `now` (earlier days are past, later ones not).
+ */
+function summarySpan(window: StatsWindow, days: DayRange, startDay: string, timeZone: string, now: Date, today: string) {
+  const cut = pieces(days, startDay, today);
+  const from = (table: string, ranges: DayRange[]) => sql`
+      select s.day, s.type, s.wallet_id, s.day < ${today}::date as past, sum(s.total) as total, sum(s.count) as count
+      from ${sql.table(table)} s where s.user_id = ${window.userId} and ${dayWithin(ranges)} ${walletFilterOf(window, 's')}
+      group by 1, 2, 3, 4`;
+  return sql`${from('stats_month_sums', cut.months)} union all ${from('stats_day_sums', cut.days)} union all ${todayRows(window, days, timeZone, now, today)}`;
+}
+
+/** Per-day rows (day, type, wallet_id, total, count) of `days`: the day table, today from the raw rows. */
+function summaryDays(window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string) {
+  return sql`
+      select s.day, s.type, s.wallet_id, s.total, s.count
+      from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
+      union all
+      select day, type, wallet_id, total, count from (${todayRows(window, days, timeZone, now, today)}) x`;
+}
+
+/** The window's rows by local day, type, wallet and `past`: one index-only scan of the live-window index (013). */
 const rawDays = (window: StatsWindow, days: DayRange, timeZone: string, now: Date) => sql`
       select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
       from transactions t
@@ -63,12 +113,24 @@ const rawDays = (window: StatsWindow, days: DayRange, timeZone: string, now: Dat
         ${walletFilterOf(window)}
       group by 1, 2, 3, 4`;
 
-/** The digest of a relation of daily rows (day, type, wallet_id, past, total, count), one statement. */
-async function digest(db: Kysely<Database>, daily: RawBuilder<unknown>, options: DigestOptions): Promise<DailyDigest> {
+interface DigestSources {
+  /** CTEs the relations below may name. */
+  prelude?: RawBuilder<unknown>;
+  /** (day or month's first day, type, wallet_id, past, total, count) over both windows. */
+  span: RawBuilder<unknown>;
+  /** (day, type, wallet_id, total, count) by day over the current window, or both when by day. */
+  perDay: RawBuilder<unknown>;
+}
+
+/** The digest in one statement. */
+async function digest(db: Kysely<Database>, sources: DigestSources, options: DigestOptions): Promise<DailyDigest> {
   const { rows } = await sql<any>`
-    with d as materialized (
+    with ${sources.prelude ? sql`${sources.prelude}, ` : sql``} d as materialized (
       select x.day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name, x.day >= ${options.startDay}::date as current
-      from (${daily}) x join wallets w on w.id = x.wallet_id
+      from (${sources.span}) x join wallets w on w.id = x.wallet_id
+    ), per_day as materialized (
+      select x.day, x.type, x.total, x.count, w.currency, x.day >= ${options.startDay}::date as current
+      from (${sources.perDay}) x join wallets w on w.id = x.wallet_id
     )
     select 'total' as kind, current, past, type, currency, null as bucket, null::bigint as wallet_id, null as wallet_name, sum(total) as total, sum(count) as count
       from d group by current, past, type, currency
@@ -76,14 +138,14 @@ async function digest(db: Kysely<Database>, daily: RawBuilder<unknown>, options:
     select 'month', current, null, type, currency, to_char(day, 'YYYY-MM'), null, null, sum(total), sum(count)
       from d group by current, 6, type, currency
     union all
-    select 'day', current, null, type, currency, day::text, null, null, sum(total), sum(count)
-      from d where ${options.byDay} and type = 'expense' group by current, day, type, currency
+    select 'wallet', true, null, type, currency, null, wallet_id, wallet_name, sum(total), sum(count)
+      from d where current and type = 'expense' group by wallet_id, wallet_name, type, currency
     union all
     select 'weekday', true, null, null, null, extract(isodow from day)::text, null, null, null, sum(count)
-      from d where current group by 6
+      from per_day where current group by 6
     union all
-    select 'wallet', true, null, type, currency, null, wallet_id, wallet_name, sum(total), sum(count)
-      from d where current and type = 'expense' group by wallet_id, wallet_name, type, currency`.execute(db);
+    select 'day', current, null, type, currency, day::text, null, null, sum(total), sum(count)
+      from per_day where ${options.byDay} and type = 'expense' group by current, day, type, currency`.execute(db);
   const of = (kind: string) => rows.filter((row) => row.kind === kind);
   const windowSum = (row: any): WindowSum => ({ ...toSum(row), current: row.current });
   return {
@@ -97,10 +159,12 @@ async function digest(db: Kysely<Database>, daily: RawBuilder<unknown>, options:
 
 /** The digest of the days `days` (the previous window's first to the current one's last) from the summary. */
 export function dailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string, options: DigestOptions): Promise<DailyDigest> {
-  return digest(db, summaryDays(window, days, timeZone, now, today), options);
+  const perDays = options.byDay ? days : { first: options.startDay, last: days.last };
+  return digest(db, { span: summarySpan(window, days, options.startDay, timeZone, now, today), perDay: summaryDays(window, perDays, timeZone, now, today) }, options);
 }
 
-/** dailyDigest from the raw rows. */
+/** dailyDigest from the raw rows (scanned once). */
 export function rawDailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, options: DigestOptions): Promise<DailyDigest> {
-  return digest(db, rawDays(window, days, timeZone, now), options);
+  const prelude = sql`raw as materialized (${rawDays(window, days, timeZone, now)})`;
+  return digest(db, { prelude, span: sql`select * from raw`, perDay: sql`select day, type, wallet_id, total, count from raw` }, options);
 }
