@@ -187,12 +187,12 @@ t.test('account deletion leaves no summary rows', async (t) => {
   t.equal(res.status, 201);
   const rowsOf = async () => {
     let n = 0;
-    for (const table of ['stats_day_sums', 'stats_category_day_sums', 'stats_party_day_sums']) {
+    for (const table of ['stats_day_sums', 'stats_category_day_sums', 'stats_party_day_sums', 'stats_month_sums', 'stats_category_month_sums', 'stats_party_month_sums']) {
       n += Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where user_id = ${leaving.user.id}`.execute(api.db)).rows[0].n);
     }
     return n;
   };
-  t.equal(await rowsOf(), 3);
+  t.equal(await rowsOf(), 6, 'a day and a month row in each summary');
   t.equal((await api.request('DELETE', '/api/v1/account', { token: leaving.token, body: { confirm_delete: true } })).status, 200);
   t.equal(await rowsOf(), 0);
   await summaryAgreesWithRows(t, 'another account deleted');
