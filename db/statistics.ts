@@ -10,6 +10,7 @@
 // migration 013); they are also the recomputation the tests compare the summary with.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
+import { addDays, addMonths } from '../domain/stats-periods.js';
 import type { Database, TransactionIntent } from './schema.js';
 
 export interface StatsWindow {
@@ -28,15 +29,6 @@ export interface CurrencySum {
   currency: string;
   total: string;
   count: number;
-}
-
-export interface DailySum extends CurrencySum {
-  walletId: number;
-  walletName: string;
-  /** Calendar day in the user's time zone, `YYYY-MM-DD`. */
-  day: string;
-  /** Whether the rows are dated at or before `now` (projections use only those). */
-  past: boolean;
 }
 
 export interface NamedSum extends CurrencySum {
@@ -71,7 +63,7 @@ function windowRows(window: StatsWindow): RawBuilder<unknown> {
     ${walletFilter}`;
 }
 
-const toSum = (row: any): CurrencySum => ({ type: row.type, currency: row.currency, total: String(row.total), count: Number(row.count) });
+export const toSum = (row: any): CurrencySum => ({ type: row.type, currency: row.currency, total: String(row.total), count: Number(row.count) });
 
 /** Whether the summary tables hold the user's sums by local day of `timeZone`. */
 export async function summaryKeptIn(db: Kysely<Database>, userId: number, timeZone: string): Promise<boolean> {
@@ -110,57 +102,8 @@ export interface DayRange {
   last: string;
 }
 
-const summaryRows = (table: string, window: StatsWindow, days: DayRange) =>
-  sql`${sql.table(table)} s where s.user_id = ${window.userId} and s.day between ${days.first}::date and ${days.last}::date
-    ${window.walletIds?.length ? sql`and s.wallet_id = any(${window.walletIds}::bigint[])` : sql``}`;
-
-/**
- * Sums per type, wallet and calendar day (in `timeZone`) from `days.first` to `days.last`, split
- * at `now`: the summary's rows of every day but `today` (earlier days are past, later ones not),
- * and today's raw rows (a few hundred at most) split at `now`.
- */
-export async function dailySums(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string): Promise<DailySum[]> {
-  const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
-  const { rows } = await sql<any>`
-    select x.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
-    from (
-      select s.day, s.type, s.wallet_id, s.day < ${today}::date as past, sum(s.total) as total, sum(s.count) as count
-      from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
-      group by 1, 2, 3, 4
-      union all
-      select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
-      from transactions t
-      where ${today}::date between ${days.first}::date and ${days.last}::date
-        and t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
-        and t.datetime >= (${today}::date::timestamp at time zone ${timeZone})
-        and t.datetime < ((${today}::date + 1)::timestamp at time zone ${timeZone})
-        ${walletFilter}
-      group by 1, 2, 3, 4
-    ) x
-    join wallets w on w.id = x.wallet_id`.execute(db);
-  return rows.map((row) => ({ ...toSum(row), walletId: Number(row.wallet_id), walletName: row.wallet_name, day: row.day, past: row.past }));
-}
-
-/**
- * dailySums from the raw rows: one index-only scan of the live-window index (013) and a hash
- * aggregation.
- */
-export async function rawDailySums(db: Kysely<Database>, window: StatsWindow, days: { first: string; last: string }, timeZone: string, now: Date): Promise<DailySum[]> {
-  const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
-  const { rows } = await sql<any>`
-    select x.day::text as day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name
-    from (
-      select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
-      from transactions t
-      where t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
-        and t.datetime >= (${days.first}::date::timestamp at time zone ${timeZone})
-        and t.datetime < ((${days.last}::date + 1)::timestamp at time zone ${timeZone})
-        ${walletFilter}
-      group by 1, 2, 3, 4
-    ) x
-    join wallets w on w.id = x.wallet_id`.execute(db);
-  return rows.map((row) => ({ ...toSum(row), walletId: Number(row.wallet_id), walletName: row.wallet_name, day: row.day, past: row.past }));
-}
+export const summaryRows = (table: string, window: StatsWindow, days: DayRange) =>
+  sql`${sql.table(table)} s where s.user_id = ${window.userId} and s.day between ${days.first}::date and ${days.last}::date ${walletsOf('s', window)}`;
 
 export interface DimensionSums {
   /** By first category of each transaction (id null: uncategorised). */
@@ -168,6 +111,35 @@ export interface DimensionSums {
   /** By party (id null: no party). */
   parties: NamedSum[];
   intents: IntentSum[];
+}
+
+const walletsOf = (alias: string, window: StatsWindow) =>
+  window.walletIds?.length ? sql`and ${sql.ref(`${alias}.wallet_id`)} = any(${window.walletIds}::bigint[])` : sql``;
+
+/** The first days of the first and the last whole month within `days`; undefined when none is. */
+export function wholeMonths(days: DayRange): DayRange | undefined {
+  const monthOf = (day: string) => `${day.slice(0, 8)}01`;
+  const first = days.first.endsWith('-01') ? days.first : addMonths(monthOf(days.first), 1);
+  const last = addDays(days.last, 1).endsWith('-01') ? monthOf(days.last) : addMonths(monthOf(days.last), -1);
+  return first <= last ? { first, last } : undefined;
+}
+
+/**
+ * The rows of a per-day summary table over `days` (aliased s): the whole months from its
+ * monthly rollup (migration 024), the days before and after them from the day table.
+ */
+export function spanRows(dayTable: string, window: StatsWindow, days: DayRange) {
+  const months = wholeMonths(days);
+  if (!months) return sql`(select s.* from ${summaryRows(dayTable, window, days)}) s`;
+  const [before, after] = [addDays(months.first, -1), addMonths(months.last, 1)];
+  return sql`(
+    select m.* from ${sql.table(dayTable.replace('_day_sums', '_month_sums'))} m
+     where m.user_id = ${window.userId} and m.day between ${months.first}::date and ${months.last}::date ${walletsOf('m', window)}
+    union all
+    select d.* from ${sql.table(dayTable)} d
+     where d.user_id = ${window.userId} ${walletsOf('d', window)}
+       and (d.day between ${days.first}::date and ${before}::date or d.day between ${after}::date and ${days.last}::date)
+  ) s`;
 }
 
 /**
@@ -195,13 +167,13 @@ export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, d
     select d.kind, d.type, d.key_id, d.intent, d.total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
       select 'category' as kind, s.type, s.wallet_id, s.category_id as key_id, null::text as intent, sum(s.total) as total, sum(s.count) as count
-        from ${summaryRows('stats_category_day_sums', window, days)} group by s.type, s.wallet_id, s.category_id
+        from ${spanRows('stats_category_day_sums', window, days)} group by s.type, s.wallet_id, s.category_id
       union all
       select 'party', s.type, s.wallet_id, s.party_id, null, sum(s.total), sum(s.count)
-        from ${summaryRows('stats_party_day_sums', window, days)} group by s.type, s.wallet_id, s.party_id
+        from ${spanRows('stats_party_day_sums', window, days)} group by s.type, s.wallet_id, s.party_id
       union all
       select 'intent', s.type, s.wallet_id, null, s.intent, sum(s.total), sum(s.count)
-        from ${summaryRows('stats_day_sums', window, days)} group by s.type, s.wallet_id, s.intent
+        from ${spanRows('stats_day_sums', window, days)} group by s.type, s.wallet_id, s.intent
     ) d
     join wallets w on w.id = d.wallet_id
     left join categories c on d.kind = 'category' and c.id = d.key_id
@@ -261,7 +233,7 @@ const LARGEST_TAIL = (winner: RawBuilder<unknown>) => sql`
 export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow, days: DayRange): Promise<LargestRow[]> {
   const { rows: pairs } = await sql<{ wallet_id: number; type: EntryType; n: string; total: string }>`
     select p.wallet_id, p.type, p.n, case when p.type = 'income' then w.income_count else w.expense_count end as total
-    from (select s.wallet_id, s.type, sum(s.count) as n from ${summaryRows('stats_day_sums', window, days)} group by 1, 2) p
+    from (select s.wallet_id, s.type, sum(s.count) as n from ${spanRows('stats_day_sums', window, days)} group by 1, 2) p
     join wallets w on w.id = p.wallet_id`.execute(db);
   const inWindow = pairs.reduce((n, pair) => n + Number(pair.n), 0);
   if (pairs.length === 0) return [];

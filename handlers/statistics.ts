@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { settingOf } from '../db/settings.js';
 import * as sums from '../db/statistics.js';
+import { dailyDigest, rawDailyDigest, type DailyDigest } from '../db/statistics-daily.js';
 import { missingLiveIds } from '../db/sync.js';
 import { userTimeZone } from '../db/transactions.js';
 import { Decimal } from '../domain/money.js';
@@ -50,38 +51,41 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   // the per-day summary answers for a dense ledger kept in this zone, the rows otherwise
   const summary = sums.summaryPays(db, user.id, timeZone);
   const dailyDays = { first: range.previousStartDay, last: range.endDay };
+  const period = query.period ?? 'month';
+  const digestOptions = { startDay: range.startDay, byDay: period === 'day' && wants('cashflow') };
+  const noDaily: DailyDigest = { totals: [], months: [], days: [], weekdays: [], wallets: [] };
   const readDaily = async () =>
-    (await summary) ? sums.dailySums(db, window, dailyDays, timeZone, now, dayIn(now, timeZone)) : sums.rawDailySums(db, window, dailyDays, timeZone, now);
+    (await summary)
+      ? dailyDigest(db, window, dailyDays, timeZone, now, dayIn(now, timeZone), digestOptions)
+      : rawDailyDigest(db, window, dailyDays, timeZone, now, digestOptions);
   const readDimensions = async () =>
     (await summary) ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }) : sums.rawDimensionSums(db, window);
   const readLargest = async () =>
     (await summary) ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }) : sums.rawLargestPerWallet(db, window);
   const [currency, daily, { categories, parties, intents }, largest, balances] = await Promise.all([
     targetCurrency(db, user.id),
-    wants('overview', 'activity', 'comparisons', 'cashflow') ? readDaily() : [],
+    wants('overview', 'activity', 'comparisons', 'cashflow') ? readDaily() : noDaily,
     wants('activity', 'categories', 'parties', 'position') ? readDimensions() : noDimensions,
     wants('cashflow') ? readLargest() : [],
     wants('overview', 'position') ? sums.balancesPerCurrency(db, user.id, walletIds) : [],
   ]);
-  const currencies = new Set([...daily, ...categories, ...parties, ...intents, ...largest, ...balances].map((row) => row.currency));
+  const currencies = new Set([...daily.totals, ...categories, ...parties, ...intents, ...largest, ...balances].map((row) => row.currency));
   const conv = new view.Converter(await conversionRates(ctx, currency, currencies));
-  const { current, previous } = view.splitDays(daily, range);
   const cash = balances.reduce((acc, b) => acc.plus(conv.convert(b.total, b.currency)), new Decimal(0));
   const categoryShares = { income: view.shares(categories, 'income', conv), expense: view.shares(categories, 'expense', conv) };
-  const period = query.period ?? 'month';
 
   const data = {
     currency,
-    ...(wants('overview') && { overview: view.overview(current, cash, conv), period_summary: view.periodSummary(current, range, now, conv) }),
-    ...(wants('activity') && { activity: view.activity(current, parties, categories, range, conv) }),
-    ...(wants('comparisons') && { comparisons: view.comparisons(current, previous, conv) }),
+    ...(wants('overview') && { overview: view.overview(daily, cash, conv), period_summary: view.periodSummary(daily, range, now, conv) }),
+    ...(wants('activity') && { activity: view.activity(daily, parties, categories, range, conv) }),
+    ...(wants('comparisons') && { comparisons: view.comparisons(daily, conv) }),
     ...(wants('categories') && {
       top_categories: { income: categoryShares.income.slice(0, 5).map(view.shareView), expenses: categoryShares.expense.slice(0, 5).map(view.shareView) },
       category_distribution: view.categoryDistribution(categoryShares.expense),
     }),
     ...(wants('cashflow') && {
       largest_transactions: { income: view.largest(largest, 'income', timeZone, conv), expense: view.largest(largest, 'expense', timeZone, conv) },
-      spending_trends: { current_period: view.trend(current, period, conv), previous_period: view.trend(previous, period, conv) },
+      spending_trends: { current_period: view.trend(daily, true, period, conv), previous_period: view.trend(daily, false, period, conv) },
     }),
     // Holdings are not stored by this server yet, so their value is 0.
     ...(wants('position') && { position: view.position(intents, cash, new Decimal(0), conv) }),
@@ -92,7 +96,7 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
           party_spending: view.shares(parties, 'expense', conv).map(view.shareView),
           party_income: view.shares(parties, 'income', conv).map(view.shareView),
         }),
-        ...(wants('cashflow') && { monthly_cash_flow: view.monthlyCashFlow(current, conv), expense_by_wallet: view.expenseByWallet(current, conv) }),
+        ...(wants('cashflow') && { monthly_cash_flow: view.monthlyCashFlow(daily, conv), expense_by_wallet: view.expenseByWallet(daily, conv) }),
       },
     }),
     partial: conv.unconverted.size > 0,

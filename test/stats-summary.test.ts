@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { Decimal } from '../domain/money.js';
 import { dayIn, statsRange } from '../domain/stats-periods.js';
 import * as sums from '../db/statistics.js';
+import { dailyDigest, rawDailyDigest } from '../db/statistics-daily.js';
 import { processCsvImportJob } from '../jobs/process-csv-import.js';
 import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
 import { startApp } from './helpers/harness.js';
@@ -60,12 +61,17 @@ async function summaryAgreesWithRows(t: Test, step: string) {
     const range = statsRange(request, NOW, zone)!;
     const window = { userId, from: range.from, before: range.before, walletIds: walletIds ? [...walletIds] : undefined };
     const days = { first: range.previousStartDay, last: range.endDay };
-    const dailyKey = (d: sums.DailySum) => `${d.day}|${d.walletId}|${d.walletName}|${d.past}`;
-    t.same(
-      normalised(await sums.dailySums(api.db, window, days, zone, NOW, today), dailyKey),
-      normalised(await sums.rawDailySums(api.db, window, days, zone, NOW), dailyKey),
-      `${step}, ${label}: daily sums`,
-    );
+    const options = { startDay: range.startDay, byDay: true };
+    const [digest, rawDigest] = [
+      await dailyDigest(api.db, window, days, zone, NOW, today, options),
+      await rawDailyDigest(api.db, window, days, zone, NOW, options),
+    ];
+    t.same(normalised(digest.totals, (s) => `${s.current}|${s.past}`), normalised(rawDigest.totals, (s) => `${s.current}|${s.past}`), `${step}, ${label}: daily totals`);
+    t.same(normalised(digest.months, (s) => `${s.current}|${s.month}`), normalised(rawDigest.months, (s) => `${s.current}|${s.month}`), `${step}, ${label}: months`);
+    t.same(normalised(digest.days, (s) => `${s.current}|${s.day}`), normalised(rawDigest.days, (s) => `${s.current}|${s.day}`), `${step}, ${label}: days`);
+    t.same(normalised(digest.wallets, (s) => `${s.walletId}|${s.walletName}`), normalised(rawDigest.wallets, (s) => `${s.walletId}|${s.walletName}`), `${step}, ${label}: wallets`);
+    const weekdays = (d: typeof digest) => d.weekdays.filter((w) => w.count !== 0).map((w) => `${w.weekday} ${w.count}`).sort();
+    t.same(weekdays(digest), weekdays(rawDigest), `${step}, ${label}: weekdays`);
     const summary = await sums.dimensionSums(api.db, window, { first: range.startDay, last: range.endDay });
     const raw = await sums.rawDimensionSums(api.db, window);
     const named = (s: sums.NamedSum) => `${s.id}|${s.name}|${s.slug}`;
@@ -181,12 +187,12 @@ t.test('account deletion leaves no summary rows', async (t) => {
   t.equal(res.status, 201);
   const rowsOf = async () => {
     let n = 0;
-    for (const table of ['stats_day_sums', 'stats_category_day_sums', 'stats_party_day_sums']) {
+    for (const table of ['stats_day_sums', 'stats_category_day_sums', 'stats_party_day_sums', 'stats_month_sums', 'stats_category_month_sums', 'stats_party_month_sums']) {
       n += Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where user_id = ${leaving.user.id}`.execute(api.db)).rows[0].n);
     }
     return n;
   };
-  t.equal(await rowsOf(), 3);
+  t.equal(await rowsOf(), 6, 'a day and a month row in each summary');
   t.equal((await api.request('DELETE', '/api/v1/account', { token: leaving.token, body: { confirm_delete: true } })).status, 200);
   t.equal(await rowsOf(), 0);
   await summaryAgreesWithRows(t, 'another account deleted');

@@ -25,54 +25,7 @@
 // An index (user, wallet, type, amount desc, id) of live non-transfer rows serves the largest
 // rows of a window top-down.
 import { sql, type Kysely } from 'kysely';
-
-const TABLES = [
-  { table: 'stats_day_sums', key: 'intent', keyType: 'text' },
-  { table: 'stats_category_day_sums', key: 'category_id', keyType: 'bigint' },
-  { table: 'stats_party_day_sums', key: 'party_id', keyType: 'bigint' },
-] as const;
-type Summary = (typeof TABLES)[number];
-
-const NEW_USERS = `(select distinct user_id from new_rows)`;
-const OLD_USERS = `(select distinct user_id from old_rows)`;
-const BOTH_USERS = `(select user_id from new_rows union select user_id from old_rows)`;
-const NO_ROWS = `(select null::bigint as transaction_id, null::bigint as category_id, null::bigint as user_id where false)`;
-
-/**
- * Signed contributions of the transaction rows `rows` (alias t, condition `where`) of the users
- * `users` (a relation of user_id): one row per transaction with every key column, `sign` *
- * amount and `sign` as count. Each user's zone is looked up once, not per row. A deleted
- * user's rows contribute nothing: the triggers of an account deletion's cascaded deletes run
- * after the users trigger that removed the account's summary rows.
- */
-function contributions(rows: string, sign: number, users: string, where = 'true'): string {
-  return `
-    select t.user_id, (t.datetime at time zone z.zone)::date as day, t.wallet_id, t.type, t.intent,
-           coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0) as category_id,
-           coalesce(t.party_id, 0) as party_id, ${sign} * t.amount as total, ${sign}::bigint as count
-      from ${rows} t
-      join (select u.user_id, stats_time_zone(u.user_id) as zone from ${users} u where exists (select 1 from users where users.id = u.user_id)) z
-        on z.user_id = t.user_id
-     where t.deleted_at is null and t.transfer_id is null and (${where})`;
-}
-
-/**
- * Adds the rows of `changes` (contribution columns) to the given summaries in one statement,
- * then deletes the rows of `users` (a relation of user_id) whose count fell to 0.
- */
-function applyChanges(changes: string, users: string, tables: readonly Summary[] = TABLES): string {
-  const upserts = tables.map(({ table, key }) => `
-    insert into ${table} as s (user_id, day, wallet_id, type, ${key}, total, count)
-    select user_id, day, wallet_id, type, ${key}, sum(total), sum(count) from changes
-     group by 1, 2, 3, 4, 5 having sum(count) <> 0 or sum(total) <> 0
-     order by 1, 2, 3, 4, 5
-    on conflict (user_id, day, wallet_id, type, ${key})
-    do update set total = s.total + excluded.total, count = s.count + excluded.count`);
-  const ctes = upserts.slice(0, -1).map((upsert, i) => `u${i} as (${upsert} returning 1)`);
-  return `with changes as materialized (${changes})${ctes.map((cte) => `, ${cte}`).join('')}
-    ${upserts[upserts.length - 1]};
-    ${tables.map(({ table }) => `delete from ${table} where count = 0 and user_id in (select user_id from ${users} u);`).join('\n')}`;
-}
+import { createSummaryTable, DAY_TABLES as TABLES, defineSummaryFunctions } from './stats-summary-functions.js';
 
 /** `<table>_stats_sums_<event>` after insert, update and delete, each with its transition tables. */
 async function createStatementTriggers(db: Kysely<any>, table: string, fn: string): Promise<void> {
@@ -87,20 +40,7 @@ async function createStatementTriggers(db: Kysely<any>, table: string, fn: strin
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
-  for (const { table, key, keyType } of TABLES) {
-    await sql`create table ${sql.table(table)} (
-      user_id bigint not null,
-      day date not null,
-      wallet_id bigint not null,
-      type text not null,
-      ${sql.id(key)} ${sql.raw(keyType)} not null,
-      total numeric not null,
-      count bigint not null,
-      primary key (user_id, day, wallet_id, type, ${sql.id(key)})
-    )`.execute(db);
-    // rows whose count fell to 0 are deleted right after each change: found by this tiny index
-    await sql`create index ${sql.id(`${table}_empty_idx`)} on ${sql.table(table)} (user_id) where count = 0`.execute(db);
-  }
+  for (const summary of TABLES) await createSummaryTable(db, summary);
 
   // The zone a configuration value asks for: its string, else UTC (as db/transactions.ts
   // userTimeZone reads it), and UTC for a name PostgreSQL cannot use. An exception block (a
@@ -130,82 +70,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     select coalesce((select z.zone from stats_sum_zones z where z.user_id = uid), 'UTC')
   $$`.execute(db);
 
-  const rebuildInserts = TABLES.map(({ table, key }) => `
-      insert into ${table} (user_id, day, wallet_id, type, ${key}, total, count)
-      select user_id, day, wallet_id, type, ${key}, sum(total), sum(count)
-        from (${contributions('transactions', 1, '(select unnest(uids) as user_id)', 't.user_id = any(uids)')}) c
-       group by 1, 2, 3, 4, 5;`);
-  await sql`create function stats_sums_rebuild(uids bigint[]) returns void language plpgsql as $$
-    begin
-      -- the writers' lock order: their wallets first
-      perform 1 from wallets w where w.user_id = any(uids) order by w.id for no key update;
-      ${sql.raw(TABLES.map(({ table }) => `delete from ${table} where user_id = any(uids);`).join('\n'))}
-      ${sql.raw(rebuildInserts.join('\n'))}
-    end
-  $$`.execute(db);
-
-  // ---- transactions ----------------------------------------------------------------------------
-  const summarised = ['user_id', 'datetime', 'wallet_id', 'type', 'intent', 'party_id', 'amount', 'deleted_at is null', 'transfer_id is null'];
-  const tuple = (alias: string) => `(${summarised.map((column) => `${alias}.${column}`).join(', ')})`;
-  const changedIds = `t.id in (select n.id from new_rows n join old_rows o on o.id = n.id where ${tuple('n')} is distinct from ${tuple('o')})`;
-  await sql`create function stats_sums_after_transactions() returns trigger language plpgsql as $$
-    begin
-      if tg_op = 'INSERT' then
-        ${sql.raw(applyChanges(contributions('new_rows', 1, NEW_USERS), NEW_USERS))}
-      elsif tg_op = 'DELETE' then
-        ${sql.raw(applyChanges(contributions('old_rows', -1, OLD_USERS), OLD_USERS))}
-      else
-        ${sql.raw(applyChanges(`${contributions('new_rows', 1, BOTH_USERS, changedIds)} union all ${contributions('old_rows', -1, BOTH_USERS, changedIds)}`, BOTH_USERS))}
-      end if;
-      return null;
-    end
-  $$`.execute(db);
+  // the rebuild and the trigger functions of transactions, transaction_categories and users
+  await defineSummaryFunctions(db, TABLES);
   await createStatementTriggers(db, 'transactions', 'stats_sums_after_transactions');
-
-  // ---- transaction_categories: a transaction's first category moves --------------------------
-  // Before the statement, a transaction's links were the current ones minus those it added plus
-  // those it removed.
-  // Each side is aggregated once (EXCEPT ALL and GROUP BY hash the transition tables), not
-  // looked up per transaction: a statement linking many rows stays linear in its rows.
-  const firstCategoryMoves = (added: string, removed: string) => `
-    with affected as (
-      select a0.transaction_id from ${added} a0 union select r0.transaction_id from ${removed} r0
-    ), now_links as (
-      select tc.transaction_id, tc.category_id from transaction_categories tc
-       where tc.transaction_id in (select transaction_id from affected)
-    ), before_links as (
-      (select transaction_id, category_id from now_links except all select a.transaction_id, a.category_id from ${added} a)
-      union all
-      select r.transaction_id, r.category_id from ${removed} r
-    ), firsts as (
-      select f.transaction_id, coalesce(n.first, 0) as new_first, coalesce(b.first, 0) as old_first
-        from affected f
-        left join (select transaction_id, min(category_id) as first from now_links group by 1) n on n.transaction_id = f.transaction_id
-        left join (select transaction_id, min(category_id) as first from before_links group by 1) b on b.transaction_id = f.transaction_id
-    ), moved as (
-      select t.*, (t.datetime at time zone z.zone)::date as day, f.new_first, f.old_first
-        from firsts f
-        join transactions t on t.id = f.transaction_id
-        join (select u.user_id, stats_time_zone(u.user_id) as zone
-                from (select a1.user_id from ${added} a1 union select r1.user_id from ${removed} r1) u) z on z.user_id = t.user_id
-       where f.old_first <> f.new_first and t.deleted_at is null and t.transfer_id is null
-    )
-    select user_id, day, wallet_id, type, intent, old_first as category_id, party_id, -amount as total, -1::bigint as count from moved
-    union all
-    select user_id, day, wallet_id, type, intent, new_first as category_id, party_id, amount as total, 1::bigint as count from moved`;
-  const categoryTable = TABLES.filter(({ table }) => table === 'stats_category_day_sums');
-  await sql`create function stats_sums_after_transaction_categories() returns trigger language plpgsql as $$
-    begin
-      if tg_op = 'INSERT' then
-        ${sql.raw(applyChanges(firstCategoryMoves('new_rows', NO_ROWS), NEW_USERS, categoryTable))}
-      elsif tg_op = 'DELETE' then
-        ${sql.raw(applyChanges(firstCategoryMoves(NO_ROWS, 'old_rows'), OLD_USERS, categoryTable))}
-      else
-        ${sql.raw(applyChanges(firstCategoryMoves('new_rows', 'old_rows'), BOTH_USERS, categoryTable))}
-      end if;
-      return null;
-    end
-  $$`.execute(db);
   await createStatementTriggers(db, 'transaction_categories', 'stats_sums_after_transaction_categories');
 
   // ---- configurations: the time zone changed ---------------------------------------------------
@@ -235,14 +102,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   $$`.execute(db);
   await createStatementTriggers(db, 'configurations', 'stats_sums_after_configurations');
 
-  // ---- users: an account's rows go with it -----------------------------------------------------
-  await sql`create function stats_sums_after_users() returns trigger language plpgsql as $$
-    begin
-      ${sql.raw(TABLES.map(({ table }) => `delete from ${table} where user_id in (select id from old_rows);`).join('\n'))}
-      delete from stats_sum_zones where user_id in (select id from old_rows);
-      return null;
-    end
-  $$`.execute(db);
+  // ---- users: an account's rows go with it (stats_sums_after_users)
   await sql`create trigger users_stats_sums_delete after delete on users
     referencing old table as old_rows for each statement execute function stats_sums_after_users()`.execute(db);
 

@@ -2,9 +2,10 @@
 // amount is converted with decimal.js (a currency without a rate counts as 0 and is reported);
 // a JS number appears only in the returned JSON.
 import type { components } from '../../generated/api.js';
-import type { CurrencySum, DailySum, IntentSum, LargestRow, NamedSum } from '../../db/statistics.js';
+import type { DailyDigest, WindowSum } from '../../db/statistics-daily.js';
+import type { CurrencySum, IntentSum, LargestRow, NamedSum } from '../../db/statistics.js';
 import { Decimal, moneyToJson } from '../../domain/money.js';
-import { dayIn, weekdayName, type StatsRange } from '../../domain/stats-periods.js';
+import { dayIn, type StatsRange } from '../../domain/stats-periods.js';
 
 type Schemas = components['schemas'];
 const DAY_MS = 86_400_000;
@@ -42,20 +43,17 @@ export function changePercent(current: Decimal, previous: Decimal): number {
 
 const savingsRate = (income: Decimal, expenses: Decimal) => (income.gt(0) ? income.minus(expenses).times(100).dividedBy(income) : ZERO);
 
-/** Days in the range (the current window) and before it (the previous one). */
-export function splitDays(daily: DailySum[], range: StatsRange) {
-  return {
-    current: daily.filter((d) => d.day >= range.startDay),
-    previous: daily.filter((d) => d.day < range.startDay),
-  };
+/** The digest's sums of the current window (`true`) or of the one before it. */
+const windowOf = <T extends WindowSum>(sums: T[], current: boolean) => sums.filter((s) => s.current === current);
+
+/** The converted total of a type over the window's months that have any of it. */
+function monthlyAverage(digest: DailyDigest, type: 'income' | 'expense', conv: Converter): Decimal {
+  const months = new Set(windowOf(digest.months, true).filter((m) => m.type === type).map((m) => m.month));
+  return months.size === 0 ? ZERO : conv.total(windowOf(digest.totals, true), type).dividedBy(months.size);
 }
 
-function monthlyAverage(current: DailySum[], type: 'income' | 'expense', conv: Converter): Decimal {
-  const months = new Set(current.filter((d) => d.type === type).map((d) => d.day.slice(0, 7)));
-  return months.size === 0 ? ZERO : conv.total(current, type).dividedBy(months.size);
-}
-
-export function overview(current: DailySum[], balance: Decimal, conv: Converter): Schemas['StatsOverview'] {
+export function overview(digest: DailyDigest, balance: Decimal, conv: Converter): Schemas['StatsOverview'] {
+  const current = windowOf(digest.totals, true);
   const income = conv.total(current, 'income');
   const expenses = conv.total(current, 'expense');
   return {
@@ -64,16 +62,16 @@ export function overview(current: DailySum[], balance: Decimal, conv: Converter)
     total_income: moneyToJson(income),
     total_expenses: moneyToJson(expenses),
     net_cash_flow: moneyToJson(income.minus(expenses)),
-    avg_monthly_income: moneyToJson(monthlyAverage(current, 'income', conv)),
-    avg_monthly_expenses: moneyToJson(monthlyAverage(current, 'expense', conv)),
+    avg_monthly_income: moneyToJson(monthlyAverage(digest, 'income', conv)),
+    avg_monthly_expenses: moneyToJson(monthlyAverage(digest, 'expense', conv)),
     savings_rate: round2(savingsRate(income, expenses)),
   };
 }
 
-export function periodSummary(current: DailySum[], range: StatsRange, now: Date, conv: Converter): Schemas['StatsPeriodSummary'] {
+export function periodSummary(digest: DailyDigest, range: StatsRange, now: Date, conv: Converter): Schemas['StatsPeriodSummary'] {
   const totalDays = (range.before.getTime() - range.from.getTime()) / DAY_MS;
   const elapsedDays = Math.min(totalDays, (now.getTime() - range.from.getTime()) / DAY_MS);
-  const soFar = current.filter((d) => d.past);
+  const soFar = windowOf(digest.totals, true).filter((d) => d.past);
   const project = (type: 'income' | 'expense') =>
     elapsedDays <= 0 ? 0 : round2(conv.total(soFar, type).dividedBy(elapsedDays).times(totalDays));
   return {
@@ -101,16 +99,18 @@ function mostFrequent(sums: NamedSum[]): Schemas['StatsNamedCount'] | null {
   return best;
 }
 
-export function activity(current: DailySum[], parties: NamedSum[], categories: NamedSum[], range: StatsRange, conv: Converter): Schemas['StatsActivity'] {
+const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+export function activity(digest: DailyDigest, parties: NamedSum[], categories: NamedSum[], range: StatsRange, conv: Converter): Schemas['StatsActivity'] {
+  const current = windowOf(digest.totals, true);
   const transactions = count(current);
   const average = (type: 'income' | 'expense') => {
     const n = count(current, type);
     return n === 0 ? 0 : round2(conv.total(current, type).dividedBy(n));
   };
   const days = Math.max(1, (range.before.getTime() - range.from.getTime()) / DAY_MS);
-  const perWeekday = new Map<string, number>();
-  for (const d of current) perWeekday.set(weekdayName(d.day), (perWeekday.get(weekdayName(d.day)) ?? 0) + d.count);
-  const busiest = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'].reduce<string | null>(
+  const perWeekday = new Map(digest.weekdays.map((w) => [WEEKDAYS[w.weekday - 1], w.count]));
+  const busiest = WEEKDAYS.reduce<string | null>(
     (best, day) => ((perWeekday.get(day) ?? 0) > (best ? perWeekday.get(best)! : 0) ? day : best),
     null,
   );
@@ -127,7 +127,8 @@ export function activity(current: DailySum[], parties: NamedSum[], categories: N
   };
 }
 
-export function comparisons(current: DailySum[], previous: DailySum[], conv: Converter): Schemas['StatsComparisons'] {
+export function comparisons(digest: DailyDigest, conv: Converter): Schemas['StatsComparisons'] {
+  const [current, previous] = [windowOf(digest.totals, true), windowOf(digest.totals, false)];
   const [income, expenses] = [conv.total(current, 'income'), conv.total(current, 'expense')];
   const [previousIncome, previousExpenses] = [conv.total(previous, 'income'), conv.total(previous, 'expense')];
   return {
@@ -195,40 +196,35 @@ export function largest(rows: LargestRow[], type: 'income' | 'expense', timeZone
   return { id: row.id, amount: moneyToJson(amount), description: row.description, date: dayIn(new Date(row.datetime), timeZone), category: row.category };
 }
 
-/** Converted expenses per bucket (`YYYY-MM-01` by month, else the day), ascending. */
-export function trend(days: DailySum[], period: 'month' | 'day', conv: Converter): Schemas['StatsTrendPoint'][] {
+/** Converted expenses of a window per bucket (`YYYY-MM-01` by month, else the day), ascending. */
+export function trend(digest: DailyDigest, current: boolean, period: 'month' | 'day', conv: Converter): Schemas['StatsTrendPoint'][] {
   const buckets = new Map<string, Decimal>();
-  for (const d of days.filter((x) => x.type === 'expense')) {
-    const key = period === 'month' ? `${d.day.slice(0, 7)}-01` : d.day;
-    buckets.set(key, (buckets.get(key) ?? ZERO).plus(conv.convert(d.total, d.currency)));
-  }
+  const sums = period === 'month'
+    ? windowOf(digest.months, current).filter((m) => m.type === 'expense').map((m) => ({ ...m, key: `${m.month}-01` }))
+    : windowOf(digest.days, current).map((d) => ({ ...d, key: d.day }));
+  for (const sum of sums) buckets.set(sum.key, (buckets.get(sum.key) ?? ZERO).plus(conv.convert(sum.total, sum.currency)));
   return [...buckets].sort(([a], [b]) => a.localeCompare(b)).map(([date, amount]) => ({ date, amount: moneyToJson(amount) }));
 }
 
-export function monthlyCashFlow(current: DailySum[], conv: Converter): Schemas['StatsCashFlowPoint'][] {
+export function monthlyCashFlow(digest: DailyDigest, conv: Converter): Schemas['StatsCashFlowPoint'][] {
   const months = new Map<string, { income: Decimal; expense: Decimal }>();
-  for (const d of current) {
-    const month = months.get(d.day.slice(0, 7)) ?? { income: ZERO, expense: ZERO };
-    month[d.type] = month[d.type].plus(conv.convert(d.total, d.currency));
-    months.set(d.day.slice(0, 7), month);
+  for (const m of windowOf(digest.months, true)) {
+    const month = months.get(m.month) ?? { income: ZERO, expense: ZERO };
+    month[m.type] = month[m.type].plus(conv.convert(m.total, m.currency));
+    months.set(m.month, month);
   }
   return [...months]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([period, { income, expense }]) => ({ period, income: moneyToJson(income), expense: moneyToJson(expense), net: moneyToJson(income.minus(expense)) }));
 }
 
-export function expenseByWallet(current: DailySum[], conv: Converter): Schemas['StatsWalletShare'][] {
-  const wallets = new Map<number, { name: string; amount: Decimal; count: number }>();
-  for (const d of current.filter((x) => x.type === 'expense')) {
-    const wallet = wallets.get(d.walletId) ?? { name: d.walletName, amount: ZERO, count: 0 };
-    wallet.amount = wallet.amount.plus(conv.convert(d.total, d.currency));
-    wallet.count += d.count;
-    wallets.set(d.walletId, wallet);
-  }
-  const total = [...wallets.values()].reduce((acc, w) => acc.plus(w.amount), ZERO);
-  return [...wallets]
-    .sort(([, a], [, b]) => b.amount.comparedTo(a.amount))
-    .map(([id, w]) => ({ wallet_id: id, wallet_name: w.name, amount: moneyToJson(w.amount), transaction_count: w.count, percentage: percentOf(w.amount, total) }));
+/** The current window's expenses per wallet (one currency each), by amount descending, then id. */
+export function expenseByWallet(digest: DailyDigest, conv: Converter): Schemas['StatsWalletShare'][] {
+  const wallets = digest.wallets.map((w) => ({ ...w, amount: conv.convert(w.total, w.currency) }));
+  const total = wallets.reduce((acc, w) => acc.plus(w.amount), ZERO);
+  return wallets
+    .sort((a, b) => b.amount.comparedTo(a.amount) || a.walletId - b.walletId)
+    .map((w) => ({ wallet_id: w.walletId, wallet_name: w.walletName, amount: moneyToJson(w.amount), transaction_count: w.count, percentage: percentOf(w.amount, total) }));
 }
 
 export function position(sums: IntentSum[], cash: Decimal, holdings: Decimal, conv: Converter): Schemas['StatsPosition'] {

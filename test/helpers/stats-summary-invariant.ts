@@ -1,22 +1,28 @@
-// The statistics summary invariant: every row of the per-day summary tables (migration 021)
-// equals a from-scratch recount over the user's live, non-transfer transactions in `timeZone`,
-// and no recounted row is missing; compared exactly in SQL (numeric sums, no float).
+// The statistics summary invariant: every row of the per-day summary tables (migration 021) and
+// of their monthly rollups (024) equals a from-scratch recount over the user's live, non-transfer
+// transactions in `timeZone`, and no recounted row is missing; compared exactly in SQL (numeric
+// sums, no float).
 import { sql } from 'kysely';
 import type { TestApp } from './harness.js';
 
-const DIMENSIONS = [
+const KEYS = [
   { table: 'stats_day_sums', key: sql`t.intent`, column: 'intent' },
   { table: 'stats_category_day_sums', key: sql`coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0)::text`, column: 'category_id' },
   { table: 'stats_party_day_sums', key: sql`coalesce(t.party_id, 0)::text`, column: 'party_id' },
+];
+const DIMENSIONS = [
+  ...KEYS.map((k) => ({ ...k, byMonth: false })),
+  ...KEYS.map((k) => ({ ...k, table: k.table.replace('_day_sums', '_month_sums'), byMonth: true })),
 ];
 
 /** Rows that differ, as `table: stored|recounted day wallet type key total count`; [] when all hold. */
 export async function summaryOffRecount(api: TestApp, userId: number, timeZone: string): Promise<string[]> {
   const off: string[] = [];
-  for (const { table, key, column } of DIMENSIONS) {
+  for (const { table, key, column, byMonth } of DIMENSIONS) {
+    const day = sql`(t.datetime at time zone ${timeZone})::date`;
     const { rows } = await sql<any>`
       with recount as (
-        select (t.datetime at time zone ${timeZone})::date::text as day, t.wallet_id, t.type, ${key} as key, sum(t.amount) as total, count(*) as count
+        select ${byMonth ? sql`date_trunc('month', ${day})::date` : day}::text as day, t.wallet_id, t.type, ${key} as key, sum(t.amount) as total, count(*) as count
           from transactions t
          where t.user_id = ${userId} and t.deleted_at is null and t.transfer_id is null
          group by 1, 2, 3, 4

@@ -1,0 +1,41 @@
+// In-process medians of GET /stats routes (app.inject, one request at a time) for the bench's
+// main user on the bench PostgreSQL database, to compare code changes without the HTTP stack:
+//   DATABASE_URL=postgres://… BENCH_DB_NAME=… npx tsx scripts/bench/stats-medians.ts [runs]
+import path from 'node:path';
+import { tmpdir } from 'node:os';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import '../../db/connection.js';
+import type { Database } from '../../db/schema.js';
+import { buildApp } from '../../server/app.js';
+import { loadConfig } from '../../server/config.js';
+import { BENCH_PASSWORD } from './seed.js';
+
+const runs = Number(process.argv[2] ?? 15);
+const serverUrl = process.env.DATABASE_URL;
+if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the bench database');
+const url = new URL(serverUrl);
+url.pathname = `/${process.env.BENCH_DB_NAME ?? 'finance_bench'}`;
+const pool = new pg.Pool({ connectionString: url.toString(), max: 10, options: '-c jit=off' });
+const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+const config = { ...loadConfig({ ...process.env, DATA_DIR: path.join(tmpdir(), 'finance-bench') }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
+const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString: url.toString(), close: () => db.destroy() }, logger: false });
+const { rows } = await pool.query(`select seeded->>'email' as email from bench_seed where label = 'main'`);
+const login = await app.inject({ method: 'POST', url: '/api/v1/login', payload: { email: rows[0].email, password: BENCH_PASSWORD } });
+const headers = { authorization: `Bearer ${login.json().data.token as string}` };
+const routes = (process.env.STATS_ROUTES ?? '/api/v1/stats,/api/v1/stats?preset=current_month,/api/v1/stats?preset=last_3_months,/api/v1/stats?preset=all_time,/api/v1/stats?period=day')
+  .split(',');
+for (const route of routes) {
+  await app.inject({ method: 'GET', url: route, headers });
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const res = await app.inject({ method: 'GET', url: route, headers });
+    times.push(performance.now() - started);
+    if (res.statusCode !== 200) throw new Error(`${route}: ${res.statusCode} ${res.body}`);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`${route.padEnd(44)} median ${times[Math.floor(times.length / 2)].toFixed(1)} ms, min ${times[0].toFixed(1)}, max ${times.at(-1)!.toFixed(1)}`);
+}
+await app.close();
+await db.destroy();
