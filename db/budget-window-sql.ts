@@ -99,23 +99,25 @@ export function summaryPerWalletSql(scope: Scope, days: ScopeDays): RawBuilder<u
   const inWindow = (alias: string) => sql`${sql.ref(`${alias}.user_id`)} = ${userId} and ${sql.ref(`${alias}.day`)} between ${days.first} and ${days.last}`;
   const neither = (alias: string) =>
     sql`not (${sql.ref(`${alias}.wallet_id`)} = any(${walletIds})) and not (${sql.ref(`${alias}.group_id`)} = any(${groupIds}))`;
+  // conditions on the targets alone are one-time filters: a branch a budget does not need is not run
+  const noTargets = sql`cardinality(${walletIds}) + cardinality(${groupIds}) + cardinality(${categoryIds}) = 0`;
   return sql`
       select d.wallet_id, sum(d.total) as gross, 0::numeric as refunds
       from budget_day_sums d
       where ${inWindow('d')} and d.category_id = 0
-        and (cardinality(${walletIds}) + cardinality(${groupIds}) + cardinality(${categoryIds}) = 0
-          or d.wallet_id = any(${walletIds}) or d.group_id = any(${groupIds}))
+        and (${noTargets} or d.wallet_id = any(${walletIds}) or d.group_id = any(${groupIds}))
+        and (${noTargets} or cardinality(${walletIds}) + cardinality(${groupIds}) > 0)
       group by d.wallet_id
       union all
       select d.wallet_id, sum(d.total), 0::numeric
       from budget_day_sums d
-      where ${inWindow('d')} and d.category_id = any(${categoryIds}) and ${neither('d')}
+      where ${inWindow('d')} and d.category_id = any(${categoryIds}) and ${neither('d')} and cardinality(${categoryIds}) > 0
       group by d.wallet_id
       union all
       select m.wallet_id, -sum((m.links - 1) * m.amount), 0::numeric
       from (select x.transaction_id, x.wallet_id, x.amount, count(*) as links
               from budget_multi_links x
-             where ${inWindow('x')} and x.category_id = any(${categoryIds}) and ${neither('x')}
+             where ${inWindow('x')} and x.category_id = any(${categoryIds}) and ${neither('x')} and cardinality(${categoryIds}) > 1
              group by 1, 2, 3 having count(*) > 1) m
       group by m.wallet_id
       union all ${refundsPerWalletSql(scope)}`;

@@ -68,7 +68,8 @@ function refreshMultiLinks(ids: string, users: string): string {
              coalesce(t.group_id, 0) as group_id, t.amount, count(*) over (partition by t.id) as links
         from transactions t join transaction_categories l on l.transaction_id = t.id join ${zones(users)} z on z.user_id = t.user_id
        where t.id in (select id from ${ids} i) and ${COUNTED('t')}
-    ) m where links > 1;`;
+    ) m where links > 1
+    order by 1, 2, 3, 4;`;
 }
 
 async function createStatementTriggers(db: Kysely<any>, table: string, name: string, fn: string): Promise<void> {
@@ -111,7 +112,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       insert into budget_day_sums (user_id, category_id, day, wallet_id, group_id, total, count)
       select user_id, category_id, day, wallet_id, group_id, sum(total), sum(count)
         from (${sql.raw(contributions('transactions', 1, allOf('uids'), 't.user_id = any(uids)'))}) c
-       group by 1, 2, 3, 4, 5;
+       group by 1, 2, 3, 4, 5
+       order by 1, 2, 3, 4, 5; -- stored in key order: a window's rows share pages
       ${sql.raw(refreshMultiLinks(`(select id from transactions where user_id = any(uids))`, allOf('uids')))}
     end
   $$`.execute(db);
