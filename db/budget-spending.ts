@@ -6,7 +6,7 @@
 // - counted refunds: the user's live incomes marked as refunds, dated in the window, whose
 //   original expense is a counted expense of the same window.
 // Sums are per wallet currency; conversion and the progress numbers are domain/budget-progress.
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { currentWindow, previousWindow, type BudgetWindow } from '../domain/budget-periods.js';
 import { isTimeZone } from '../domain/configuration-keys.js';
 import { budgetNumbers, progressJson, type BudgetNumbers, type BudgetProgress, type CurrencySpending } from '../domain/budget-progress.js';
@@ -15,6 +15,7 @@ import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
 import type { DatabaseServices } from './services.js';
 import type { Budget, Database } from './schema.js';
 import { userTimeZone } from './transactions.js';
+import { boundScope, countedExpense, perWalletSql, refundInWindow, summaryPerWalletSql, type Scope } from './budget-window-sql.js';
 
 /** The columns of a budgets row this module reads. */
 export type BudgetRef = Pick<
@@ -66,82 +67,9 @@ export async function liveTargets(db: Kysely<Database>, budget: Pick<BudgetRef, 
   return (await liveTargetsOf(db, budget.user_id, [budget.id])).get(budget.id)!;
 }
 
-/**
- * What a window's SQL needs, as SQL expressions: the owner, the instants bounding the local
- * days, the live target ids (bigint[] each). One budget binds them as parameters (scopeOf);
- * many budgets at once take them from a row per budget (progressOfBudgets).
- */
-interface Scope {
-  userId: number;
-  from: RawBuilder<Date>;
-  before: RawBuilder<Date>;
-  walletIds: RawBuilder<unknown>;
-  groupIds: RawBuilder<unknown>;
-  categoryIds: RawBuilder<unknown>;
-}
-
-function boundScope(userId: number, from: Date, before: Date, targets: LiveTargets): Scope {
-  return {
-    userId,
-    from: sql<Date>`${from}::timestamptz`,
-    before: sql<Date>`${before}::timestamptz`,
-    walletIds: sql`${targets.walletIds}::bigint[]`,
-    groupIds: sql`${targets.groupIds}::bigint[]`,
-    categoryIds: sql`${targets.categoryIds}::bigint[]`,
-  };
-}
-
 async function scopeOf(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string): Promise<Scope> {
   const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
   return boundScope(budget.user_id, startOfDay(window.start, zone), startOfNextDay(window.end, zone), await liveTargets(db, budget));
-}
-
-/**
- * `alias` is a transaction the budget counts: a live expense in the window matching a live
- * target, any when there is none. (With bound parameters PostgreSQL folds the cardinality
- * tests at planning, so an absent kind of target costs nothing per row.)
- */
-function countedExpense(alias: string, scope: Scope): RawBuilder<boolean> {
-  const t = sql.table(alias);
-  const { walletIds, groupIds, categoryIds } = scope;
-  return sql<boolean>`(${t}.user_id = ${scope.userId}
-    and ${t}.type = 'expense'
-    and ${t}.deleted_at is null
-    and ${t}.transfer_id is null
-    and ${t}.datetime >= ${scope.from}
-    and ${t}.datetime < ${scope.before}
-    and (cardinality(${walletIds}) + cardinality(${groupIds}) + cardinality(${categoryIds}) = 0
-      or ${t}.wallet_id = any(${walletIds})
-      or ${t}.group_id = any(${groupIds})
-      or (cardinality(${categoryIds}) > 0 and exists (select 1 from transaction_categories tc
-        where tc.transaction_id = ${t}.id and tc.category_id = any(${categoryIds})))))`;
-}
-
-/** `alias` is a live refund (an income marked as one) dated in the window; its original is `t`. */
-function refundInWindow(alias: string, scope: Scope): RawBuilder<boolean> {
-  const r = sql.table(alias);
-  return sql<boolean>`(${r}.user_id = ${scope.userId}
-    and ${r}.type = 'income'
-    and ${r}.is_refund
-    and ${r}.deleted_at is null
-    and ${r}.transfer_id is null
-    and ${r}.datetime >= ${scope.from}
-    and ${r}.datetime < ${scope.before})`;
-}
-
-/** Counted expenses and refunds of one scope, summed per wallet (columns wallet_id, gross, refunds). */
-function perWalletSql(scope: Scope): RawBuilder<unknown> {
-  return sql`
-      select t.wallet_id, sum(t.amount) as gross, 0::numeric as refunds
-      from transactions t
-      where ${countedExpense('t', scope)}
-      group by t.wallet_id
-      union all
-      select r.wallet_id, 0::numeric, sum(r.amount)
-      from transactions r
-      join transactions t on t.id = r.refund_of_transaction_id
-      where ${refundInWindow('r', scope)} and ${countedExpense('t', scope)}
-      group by r.wallet_id`;
 }
 
 /** A budget and one of its windows, as the many-budget functions take them. */
@@ -150,12 +78,17 @@ export interface BudgetInWindow {
   window: BudgetWindow;
 }
 
+/** Where spending is summed: migration 023's summary when it is kept in the zone asked for (auto), else the raw rows. */
+export type SpendingSource = 'auto' | 'raw';
+
 /**
  * Each item's counted expenses and refunds of counted expenses dated in its window, summed
- * per wallet currency: one SQL aggregation for all of them (a row per item, each scanned
- * laterally over the (user_id, type, datetime) index). The items are one user's.
+ * per wallet currency: one SQL aggregation for all of them (a row per item). Whole local days
+ * come from the per-day summary (migration 023) when it is kept in `timeZone`, else (or with
+ * source 'raw', the reference) each window is scanned over the (user_id, type, datetime)
+ * index. The items are one user's.
  */
-export async function spendingOfWindows(db: Kysely<Database>, items: BudgetInWindow[], timeZone: string): Promise<CurrencySpending[][]> {
+export async function spendingOfWindows(db: Kysely<Database>, items: BudgetInWindow[], timeZone: string, source: SpendingSource = 'auto'): Promise<CurrencySpending[][]> {
   if (items.length === 0) return [];
   const userId = oneOwner(items);
   const targets = await liveTargetsOf(db, userId, items.map((item) => item.budget.id));
@@ -163,6 +96,8 @@ export async function spendingOfWindows(db: Kysely<Database>, items: BudgetInWin
     const of = targets.get(budget.id)!;
     return {
       item: index,
+      first_day: window.start,
+      last_day: window.end,
       from_at: startOfDay(window.start, timeZone).toISOString(),
       before_at: startOfNextDay(window.end, timeZone).toISOString(),
       wallet_ids: of.walletIds,
@@ -171,11 +106,17 @@ export async function spendingOfWindows(db: Kysely<Database>, items: BudgetInWin
     };
   });
   const scope: Scope = { userId, from: sql<Date>`b.from_at`, before: sql<Date>`b.before_at`, walletIds: sql`b.wallet_ids`, groupIds: sql`b.group_ids`, categoryIds: sql`b.category_ids` };
+  // a one-time filter: PostgreSQL runs only the branch it selects
+  const fromSummary = source === 'raw' ? sql<boolean>`false` : sql<boolean>`(budget_sum_zone(${userId}) = ${timeZone})`;
   const { rows: sums } = await sql<{ item: number; currency: string; gross: string; refunds: string }>`
     select b.item, w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-      as b(item int, from_at timestamptz, before_at timestamptz, wallet_ids bigint[], group_ids bigint[], category_ids bigint[])
-    cross join lateral (${perWalletSql(scope)}) s
+      as b(item int, first_day date, last_day date, from_at timestamptz, before_at timestamptz, wallet_ids bigint[], group_ids bigint[], category_ids bigint[])
+    cross join lateral (
+      select * from (${summaryPerWalletSql(scope, { first: sql`b.first_day`, last: sql`b.last_day` })}) summed where ${fromSummary}
+      union all
+      select * from (${perWalletSql(scope)}) scanned where not ${fromSummary}
+    ) s
     join wallets w on w.id = s.wallet_id
     group by b.item, w.currency
     order by b.item, w.currency`.execute(db);
@@ -191,9 +132,9 @@ function oneOwner(items: BudgetInWindow[]): number {
 }
 
 /** One budget's spending in one window (see spendingOfWindows). */
-export async function budgetSpending(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string): Promise<CurrencySpending[]> {
+export async function budgetSpending(db: Kysely<Database>, budget: BudgetRef, window: BudgetWindow, timeZone?: string, source?: SpendingSource): Promise<CurrencySpending[]> {
   const zone = timeZone ?? (await userTimeZoneOrUtc(db, budget.user_id));
-  return (await spendingOfWindows(db, [{ budget, window }], zone))[0];
+  return (await spendingOfWindows(db, [{ budget, window }], zone, source))[0];
 }
 
 /**

@@ -1,7 +1,7 @@
 // The date range of GET /stats: a preset, or start/end dates each defaulting on its own, as
 // whole calendar days in the user's time zone, and the window of the same length just before
 // it (for comparisons and trends). Pure: the caller gives the current time and the zone.
-import { startOfDay, startOfNextDay } from './time-zone.js';
+import { localDay, startOfDay, startOfNextDay } from './time-zone.js';
 
 export const STATS_PRESETS = ['all_time', 'current_week', 'current_month', 'last_3_months', 'last_30_days'] as const;
 export type StatsPreset = (typeof STATS_PRESETS)[number];
@@ -70,8 +70,7 @@ function presetStart(preset: StatsPreset, today: string): string {
 
 /** The calendar day of `instant` in `timeZone`, `YYYY-MM-DD`. */
 export function dayIn(instant: Date, timeZone: string): string {
-  // en-CA formats dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  return localDay(instant, timeZone);
 }
 
 export function addDays(day: string, count: number): string {

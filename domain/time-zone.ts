@@ -19,18 +19,32 @@ export function startOfNextDay(day: string, timeZone: string): Date {
   return startOfDay(next, timeZone);
 }
 
+// Making a formatter costs far more than using one (a page of 50 budgets made 200 of them):
+// one per zone and kind, kept (zone names come from users' settings: the map is bounded).
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(kind: 'wall' | 'day', timeZone: string): Intl.DateTimeFormat {
+  const key = `${kind} ${timeZone}`;
+  let format = formatters.get(key);
+  if (!format) {
+    format =
+      kind === 'day'
+        ? new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
+        : new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    if (formatters.size >= 1000) formatters.clear();
+    formatters.set(key, format);
+  }
+  return format;
+}
+
+/** The calendar day of `instant` in `timeZone`, `YYYY-MM-DD` (en-CA formats dates so). */
+export function localDay(instant: Date, timeZone: string): string {
+  return formatter('day', timeZone).format(instant);
+}
+
 /** Local wall-clock time minus UTC at `instant`, in milliseconds. */
 export function offsetMs(instant: Date, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(instant);
+  const parts = formatter('wall', timeZone).formatToParts(instant);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return local - Math.floor(instant.getTime() / 1000) * 1000;

@@ -8,11 +8,11 @@ import { Decimal } from '../domain/money.js';
 import { dayIn, statsRange } from '../domain/stats-periods.js';
 import * as sums from '../db/statistics.js';
 import { dailyDigest, rawDailyDigest } from '../db/statistics-daily.js';
-import { processCsvImportJob } from '../jobs/process-csv-import.js';
 import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
 import { startApp } from './helpers/harness.js';
 import { summaryOffRecount } from './helpers/stats-summary-invariant.js';
-import { ledgerFixtures, multipart } from './helpers/transaction-fixtures.js';
+import { summaryWrites } from './helpers/summary-writes.js';
+import { ledgerFixtures } from './helpers/transaction-fixtures.js';
 
 const NOW = new Date('2026-11-19T12:00:00Z');
 const api = await startApp(t, { now: () => NOW });
@@ -21,19 +21,7 @@ const owner = await api.newUser();
 const userId: number = owner.user.id;
 let zone = 'UTC';
 
-const post = async (url: string, body: unknown, status = 200) => {
-  const res = await api.request('POST', url, { token: owner.token, body });
-  if (res.status !== status && !(status === 200 && res.status === 201)) throw new Error(`${url}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data;
-};
-let edits = 0;
-const put = async (id: number, body: Record<string, unknown>) => {
-  // each edit newer than the last (rows are created at the real clock's time)
-  const updatedAt = new Date(Date.now() + 60_000 * ++edits).toISOString();
-  const res = await api.request('PUT', `/api/v1/transactions/${id}`, { token: owner.token, body: { updated_at: updatedAt, ...body } });
-  if (res.status !== 200) throw new Error(`PUT ${id}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data;
-};
+const { post, put, importCsv } = summaryWrites(api, owner.token);
 const create = (body: Record<string, unknown>) => post('/api/v1/transactions', { wallet_id: usd, datetime: '2026-11-10T10:00:00Z', ...body });
 
 /** Sums keyed and added up so the summary's and the raw rows' shapes compare (exact decimals). */
@@ -145,13 +133,7 @@ t.test('transfers stay out; refunds, imports and recurring occurrences count', a
   await post(`/api/v1/transactions/${income}/refund`, { original_transaction_id: expense });
   await summaryAgreesWithRows(t, 'refund');
 
-  const csv = ['Date,Amount,Currency,Type,Payee,Account,Category,Memo', '2026-11-03,-12.50,USD,,Cafe,Main Wallet,,Latte', '2026-11-04,200,USD,income,Employer,Main Wallet,,Pay'].join('\n');
-  const { payload, headers } = multipart([], [{ field: 'file', filename: 'nov.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
-  const upload = await api.request('POST', '/api/v1/import', { token: owner.token, payload, headers });
-  t.equal(upload.status, 201);
-  const before = await fx.count('transactions', userId);
-  await processCsvImportJob.run({ db: api.db, services: api.app.services, log: api.app.log }, { importId: upload.body.data.id });
-  t.ok((await fx.count('transactions', userId)) > before, 'the import made transactions');
+  await importCsv(t, userId);
   await summaryAgreesWithRows(t, 'import');
 
   await create({ type: 'expense', amount: 9, datetime: '2026-11-14T10:00:00Z', is_recurring: true, recurrence_period: 'daily', categories: [rent] });

@@ -1,0 +1,124 @@
+// The SQL of a budget window's counted transactions (see db/budget-spending.ts for the rule),
+// as fragments over a Scope: from the raw rows (the reference, and what lists the counted
+// transactions), and per wallet from the per-day summary of migration 023.
+import { sql, type RawBuilder } from 'kysely';
+import type { LiveTargets } from './budget-spending.js';
+
+/**
+ * What a window's SQL needs, as SQL expressions: the owner, the instants bounding the local
+ * days, the live target ids (bigint[] each). One budget binds them as parameters (scopeOf);
+ * many budgets at once take them from a row per budget (progressOfBudgets).
+ */
+export interface Scope {
+  userId: number;
+  from: RawBuilder<Date>;
+  before: RawBuilder<Date>;
+  walletIds: RawBuilder<unknown>;
+  groupIds: RawBuilder<unknown>;
+  categoryIds: RawBuilder<unknown>;
+}
+
+export function boundScope(userId: number, from: Date, before: Date, targets: LiveTargets): Scope {
+  return {
+    userId,
+    from: sql<Date>`${from}::timestamptz`,
+    before: sql<Date>`${before}::timestamptz`,
+    walletIds: sql`${targets.walletIds}::bigint[]`,
+    groupIds: sql`${targets.groupIds}::bigint[]`,
+    categoryIds: sql`${targets.categoryIds}::bigint[]`,
+  };
+}
+
+/**
+ * `alias` is a transaction the budget counts: a live expense in the window matching a live
+ * target, any when there is none. (With bound parameters PostgreSQL folds the cardinality
+ * tests at planning, so an absent kind of target costs nothing per row.)
+ */
+export function countedExpense(alias: string, scope: Scope): RawBuilder<boolean> {
+  const t = sql.table(alias);
+  const { walletIds, groupIds, categoryIds } = scope;
+  return sql<boolean>`(${t}.user_id = ${scope.userId}
+    and ${t}.type = 'expense'
+    and ${t}.deleted_at is null
+    and ${t}.transfer_id is null
+    and ${t}.datetime >= ${scope.from}
+    and ${t}.datetime < ${scope.before}
+    and (cardinality(${walletIds}) + cardinality(${groupIds}) + cardinality(${categoryIds}) = 0
+      or ${t}.wallet_id = any(${walletIds})
+      or ${t}.group_id = any(${groupIds})
+      or (cardinality(${categoryIds}) > 0 and exists (select 1 from transaction_categories tc
+        where tc.transaction_id = ${t}.id and tc.category_id = any(${categoryIds})))))`;
+}
+
+/** `alias` is a live refund (an income marked as one) dated in the window; its original is `t`. */
+export function refundInWindow(alias: string, scope: Scope): RawBuilder<boolean> {
+  const r = sql.table(alias);
+  return sql<boolean>`(${r}.user_id = ${scope.userId}
+    and ${r}.type = 'income'
+    and ${r}.is_refund
+    and ${r}.deleted_at is null
+    and ${r}.transfer_id is null
+    and ${r}.datetime >= ${scope.from}
+    and ${r}.datetime < ${scope.before})`;
+}
+
+/** Refunds of counted expenses, both in the window, per wallet (columns wallet_id, gross, refunds). */
+function refundsPerWalletSql(scope: Scope): RawBuilder<unknown> {
+  return sql`
+      select r.wallet_id, 0::numeric as gross, sum(r.amount) as refunds
+      from transactions r
+      join transactions t on t.id = r.refund_of_transaction_id
+      where ${refundInWindow('r', scope)} and ${countedExpense('t', scope)}
+      group by r.wallet_id`;
+}
+
+/** Counted expenses and refunds of one scope from the raw rows, per wallet (columns wallet_id, gross, refunds). */
+export function perWalletSql(scope: Scope): RawBuilder<unknown> {
+  return sql`
+      select t.wallet_id, sum(t.amount) as gross, 0::numeric as refunds
+      from transactions t
+      where ${countedExpense('t', scope)}
+      group by t.wallet_id
+      union all ${refundsPerWalletSql(scope)}`;
+}
+
+/** The local days of a scope, both ends inclusive (`date` expressions), for the summary. */
+export interface ScopeDays {
+  first: RawBuilder<string>;
+  last: RawBuilder<string>;
+}
+
+/**
+ * The same per wallet from migration 023's summary (kept in the zone of the scope's days):
+ * every expense of a wallet or group target from the category-0 rows; those of neither from
+ * the rows of the targeted categories, less (targeted links - 1) × amount for each expense
+ * linked to several of them; refunds from the raw rows (few, over their own index).
+ */
+export function summaryPerWalletSql(scope: Scope, days: ScopeDays): RawBuilder<unknown> {
+  const { walletIds, groupIds, categoryIds, userId } = scope;
+  const inWindow = (alias: string) => sql`${sql.ref(`${alias}.user_id`)} = ${userId} and ${sql.ref(`${alias}.day`)} between ${days.first} and ${days.last}`;
+  const neither = (alias: string) =>
+    sql`not (${sql.ref(`${alias}.wallet_id`)} = any(${walletIds})) and not (${sql.ref(`${alias}.group_id`)} = any(${groupIds}))`;
+  // conditions on the targets alone are one-time filters: a branch a budget does not need is not run
+  const noTargets = sql`cardinality(${walletIds}) + cardinality(${groupIds}) + cardinality(${categoryIds}) = 0`;
+  return sql`
+      select d.wallet_id, sum(d.total) as gross, 0::numeric as refunds
+      from budget_day_sums d
+      where ${inWindow('d')} and d.category_id = 0
+        and (${noTargets} or d.wallet_id = any(${walletIds}) or d.group_id = any(${groupIds}))
+        and (${noTargets} or cardinality(${walletIds}) + cardinality(${groupIds}) > 0)
+      group by d.wallet_id
+      union all
+      select d.wallet_id, sum(d.total), 0::numeric
+      from budget_day_sums d
+      where ${inWindow('d')} and d.category_id = any(${categoryIds}) and ${neither('d')} and cardinality(${categoryIds}) > 0
+      group by d.wallet_id
+      union all
+      select m.wallet_id, -sum((m.links - 1) * m.amount), 0::numeric
+      from (select x.transaction_id, x.wallet_id, x.amount, count(*) as links
+              from budget_multi_links x
+             where ${inWindow('x')} and x.category_id = any(${categoryIds}) and ${neither('x')} and cardinality(${categoryIds}) > 1
+             group by 1, 2, 3 having count(*) > 1) m
+      group by m.wallet_id
+      union all ${refundsPerWalletSql(scope)}`;
+}
