@@ -70,9 +70,17 @@ function presetStart(preset: StatsPreset, today: string): string {
 
 /** The calendar day of `instant` in `timeZone`, `YYYY-MM-DD`. */
 export function dayIn(instant: Date, timeZone: string): string {
-  // en-CA formats dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    // en-CA formats dates as YYYY-MM-DD.
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(timeZone, format);
+  }
+  return format.format(instant);
 }
+
+/** A formatter per time zone, made once (making one costs far more than using it). */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
 export function addDays(day: string, count: number): string {
   const date = utcDate(day);
