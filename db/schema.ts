@@ -359,6 +359,7 @@ export interface TransactionListTotalsTable {
 /** Deltas of a session's suggestion counts, one row per statement that changed them (migration 023); summed on read. */
 export interface ImportSuggestionCountsTable {
   import_session_id: number;
+  user_id: number;
   total: number;
   duplicates: number;
   imported: number;

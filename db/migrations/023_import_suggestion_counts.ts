@@ -14,21 +14,22 @@
 import { sql, type Kysely } from 'kysely';
 
 const changes = (rows: string, sign: string) => `
-  select import_session_id, ${sign}::bigint as total,
+  select import_session_id, user_id, ${sign}::bigint as total,
          ${sign} * (duplicate is not null)::int as duplicates, ${sign} * (status = 'confirmed')::int as imported
     from ${rows}`;
 
 const insertDelta = (rows: string) => `
-  insert into import_suggestion_counts (import_session_id, total, duplicates, imported)
-  select c.import_session_id, sum(c.total), sum(c.duplicates), sum(c.imported)
+  insert into import_suggestion_counts (import_session_id, user_id, total, duplicates, imported)
+  select c.import_session_id, c.user_id, sum(c.total), sum(c.duplicates), sum(c.imported)
     from (${rows}) c join import_sessions s on s.id = c.import_session_id
-   group by c.import_session_id
+   group by c.import_session_id, c.user_id
   having sum(c.total) <> 0 or sum(c.duplicates) <> 0 or sum(c.imported) <> 0;`;
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('import_suggestion_counts')
     .addColumn('import_session_id', 'bigint', (c) => c.notNull())
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('total', 'bigint', (c) => c.notNull())
     .addColumn('duplicates', 'bigint', (c) => c.notNull())
     .addColumn('imported', 'bigint', (c) => c.notNull())
