@@ -238,7 +238,7 @@ export interface SuggestionCounts {
 
 /**
  * Per session: its suggestions, those flagged as duplicates and those imported, summed from
- * the deltas migration 023's triggers keep (a few hundred rows a session, where counting its
+ * the deltas migration 025's triggers keep (a few hundred rows a session, where counting its
  * suggestions read up to 100,000 on every poll).
  */
 export async function suggestionCounts(db: Kysely<Database>, sessionIds: number[]): Promise<Map<number, SuggestionCounts>> {

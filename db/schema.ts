@@ -356,7 +356,7 @@ export interface TransactionListTotalsTable {
   total: Numeric;
 }
 
-/** Deltas of a session's suggestion counts, one row per statement that changed them (migration 023); summed on read. */
+/** Deltas of a session's suggestion counts, one row per statement that changed them (migration 025); summed on read. */
 export interface ImportSuggestionCountsTable {
   import_session_id: number;
   user_id: number;

@@ -24,7 +24,7 @@ import * as m019 from './019_code_guess_window.js';
 import * as m020 from './020_duplicate_lookup.js';
 import * as m021 from './021_statistics_summary.js';
 import * as m022 from './022_transaction_list_totals.js';
-import * as m023 from './023_import_suggestion_counts.js';
+import * as m025 from './025_import_suggestion_counts.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -46,5 +46,5 @@ export const migrations: Record<string, Migration> = {
   '020_duplicate_lookup': m020,
   '021_statistics_summary': m021,
   '022_transaction_list_totals': m022,
-  '023_import_suggestion_counts': m023,
+  '025_import_suggestion_counts': m025,
 };

@@ -1,4 +1,4 @@
-// 023 import suggestion counts: a session's `total_suggestions`, `duplicates_found` and
+// 025 import suggestion counts: a session's `total_suggestions`, `duplicates_found` and
 // `progress` were counted over its suggestions on every read, ~50 ms at 100,000 suggestions,
 // and a client polls the session while it is analysed and confirmed (at 100 ms, a good part of
 // a core of the database, competing with the job it watches).
