@@ -35,8 +35,12 @@ interface Matched {
   categoryIds: number[];
 }
 
-/** Alerts the budgets a transaction's write may have moved, inside that write's database transaction. */
-export type AlertBudgets = (trx: Transaction<Database>, userId: number, transactionId: number) => Promise<void>;
+/**
+ * Alerts the budgets a transaction's write may have moved, inside that write's database
+ * transaction. Given several transactions (a batch written together), each budget any of them
+ * moved is judged once, on its totals after all of them.
+ */
+export type AlertBudgets = (trx: Transaction<Database>, userId: number, transactionId: number | number[]) => Promise<void>;
 
 /**
  * Runs `write` (which commits its own database transaction), handing it `alert` to call after
@@ -68,7 +72,7 @@ export async function alertBudgetsAfterWrite(
   trx: Transaction<Database>,
   services: DatabaseServices,
   userId: number,
-  transactionId: number,
+  transactionId: number | number[],
   log?: FastifyBaseLogger,
 ): Promise<boolean> {
   await sql`savepoint budget_alerts`.execute(trx);
@@ -83,17 +87,21 @@ export async function alertBudgetsAfterWrite(
   }
 }
 
-async function alertBudgets(trx: Transaction<Database>, services: DatabaseServices, userId: number, transactionId: number): Promise<boolean> {
-  const matched = await spendingMatchedBy(trx, userId, transactionId);
-  if (!matched) return false;
-  const candidates = await budgetsMatching(trx, userId, matched);
+async function alertBudgets(trx: Transaction<Database>, services: DatabaseServices, userId: number, transactionId: number | number[]): Promise<boolean> {
+  const matches: Matched[] = [];
+  for (const id of Array.isArray(transactionId) ? transactionId : [transactionId]) {
+    const matched = await spendingMatchedBy(trx, userId, id);
+    if (matched) matches.push(matched);
+  }
+  if (matches.length === 0) return false;
+  const candidates = await budgetsMatchingAny(trx, userId, matches);
   if (candidates.length === 0) return false;
   // Two writes at once (on two wallets, so nothing else orders them) must not each judge a
   // budget without the other's spending: that loses the alert they cross together. The budget
   // rows stay locked (in id order) until this write commits; a second write's check waits,
   // then its statements see the first write's committed spending (READ COMMITTED).
   await trx.selectFrom('budgets').select('id').where('id', 'in', candidates.map((budget) => budget.id)).orderBy('id').forUpdate().execute();
-  const budgets = await budgetsMatching(trx, userId, matched);
+  const budgets = await budgetsMatchingAny(trx, userId, matches);
   const now = services.now();
   const zone = await userTimeZoneOrUtc(trx, userId);
   let raised = false;
@@ -149,6 +157,13 @@ async function refundRecordOriginal(db: Kysely<Database>, userId: number, income
     .where('refund_transaction_id', '=', incomeId)
     .executeTakeFirst();
   return record?.original_transaction_id ?? null;
+}
+
+/** The budgets any of the matches moves, each once, in id order. */
+async function budgetsMatchingAny(db: Kysely<Database>, userId: number, matches: Matched[]): Promise<BudgetRow[]> {
+  const byId = new Map<number, BudgetRow>();
+  for (const matched of matches) for (const budget of await budgetsMatching(db, userId, matched)) byId.set(budget.id, budget);
+  return [...byId.values()].sort((a, b) => a.id - b.id);
 }
 
 /** The user's live, active budgets with a target the transaction matches, or with no live target (they cover everything). */

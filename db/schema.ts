@@ -356,6 +356,15 @@ export interface TransactionListTotalsTable {
   total: Numeric;
 }
 
+/** Deltas of a session's suggestion counts, one row per statement that changed them (migration 025); summed on read. */
+export interface ImportSuggestionCountsTable {
+  import_session_id: number;
+  user_id: number;
+  total: number;
+  duplicates: number;
+  imported: number;
+}
+
 export interface RecurringRulesTable extends Timestamps {
   id: Id;
   user_id: number;
@@ -740,6 +749,7 @@ export interface Database {
   failed_imports: FailedImportsTable;
   import_sessions: ImportSessionsTable;
   import_suggestions: ImportSuggestionsTable;
+  import_suggestion_counts: ImportSuggestionCountsTable;
   import_column_mappings: ImportColumnMappingsTable;
 
   chat_sessions: ChatSessionsTable;

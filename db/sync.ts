@@ -1,7 +1,7 @@
 // The sync bookkeeping every synced table shares (client id, device, timestamps, soft
 // delete), written once. Resources call these instead of repeating the queries: finding a
 // record by id or client id, attaching a client id, soft-deleting, listing a sync feed.
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { ClientId } from '../domain/client-id.js';
 import type { Database } from './schema.js';
 
@@ -67,6 +67,14 @@ export async function findLive<T extends SyncedTable>(db: Kysely<Database>, tabl
   return (await selectSynced(db, table, userId).where(`${name}.id`, '=', id).where(`${name}.deleted_at`, 'is', null).executeTakeFirst()) as
     | SyncedRow<T>
     | undefined;
+}
+
+/** Which of these ids name live records of the user (one query for many, e.g. a batch's matches). */
+export async function liveIds(db: Kysely<Database>, table: SyncedTable, userId: number, ids: number[]): Promise<Set<number>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Set();
+  const rows = await sql<{ id: number | string }>`select id from ${sql.table(table)} where user_id = ${userId} and id = any(${unique}::bigint[]) and deleted_at is null`.execute(db);
+  return new Set(rows.rows.map((row) => Number(row.id)));
 }
 
 /**

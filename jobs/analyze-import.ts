@@ -97,19 +97,29 @@ async function analyseStreamed(ctx: JobContext, session: ImportSessionRow, sourc
   const records = await recordsOf(db, session.user_id);
   if (!(await advanceSession(db, session.id, 'enriching', 'checking', services.now()))) return;
   let stored = 0;
-  const store = (batch: CheckedSuggestion[]) =>
+  const store = (batch: CheckedSuggestion[], firstIndex: number) =>
     db.transaction().execute(async (trx) => {
       if (!(await lockCheckingSession(trx, session.id))) return false; // deleted, or finished by another worker
-      if (stored === 0) await clearSuggestions(trx, session.id); // what an interrupted run left
-      await insertSuggestions(trx, session, batch, stored, services.now());
+      if (firstIndex === 0) await clearSuggestions(trx, session.id); // what an interrupted run left
+      await insertSuggestions(trx, session, batch, firstIndex, services.now());
       // the stamp shows the run alive: a session checking for long is taken up again
       await trx.updateTable('import_sessions').set({ updated_at: services.now() }).where('id', '=', session.id).execute();
       return true;
     });
-  for await (const batch of checkedCsvBatches(db, session.user_id, source, records)) {
-    if (!(await store(batch))) return;
-    stored += batch.length;
+  // a batch is stored while the next one is read and checked (the parse runs here, the INSERT in the database)
+  let storing: Promise<boolean> = Promise.resolve(true);
+  try {
+    for await (const batch of checkedCsvBatches(db, session.user_id, source, records)) {
+      if (!(await storing)) return;
+      storing = store(batch, stored);
+      storing.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+      stored += batch.length;
+    }
+  } catch (error) {
+    await storing.catch(() => undefined); // the batch in flight ends before the session is failed
+    throw error;
   }
+  if (!(await storing)) return;
   if (stored === 0) return await failSession(db, session.id, 'No transactions could be extracted from this document.', services.now());
   await db.transaction().execute(async (trx) => {
     if (await lockCheckingSession(trx, session.id)) await markSessionReady(trx, session.id, services.now(), streamedDetails(source, stored));

@@ -75,10 +75,34 @@ export async function processImport(ctx: JobContext, importId: number): Promise<
   if (after?.status === 'completed') await removeUpload(ctx, upload);
 }
 
-/** Batch after batch until the import is complete or another worker holds it. */
+/** The next rows of a batch, read from the stream. */
+interface ReadBatch {
+  batch: ImportUnit[];
+  rows: number;
+  done: boolean;
+}
+
+async function readBatch(units: AsyncGenerator<ImportUnit>): Promise<ReadBatch> {
+  const batch: ImportUnit[] = [];
+  let rows = 0;
+  while (rows < BATCH_ROWS) {
+    const next = await units.next();
+    if (next.done) return { batch, rows, done: true };
+    batch.push(next.value);
+    rows += next.value.size;
+  }
+  return { batch, rows, done: false };
+}
+
+/**
+ * Batch after batch until the import is complete or another worker holds it. The next batch
+ * is read from the file while the database writes the current one (the parse on this core,
+ * the INSERTs on another); it is used only if the import's progress is where it starts.
+ */
 async function importRows(ctx: JobContext, importId: number, source: { file: CsvFile; layout: CsvLayout; fileWallet: string }, write: ImportWriteContext): Promise<void> {
   let units: AsyncGenerator<ImportUnit> | undefined;
   let position = -1;
+  let ahead: Promise<ReadBatch> | undefined;
   try {
     for (;;) {
       const step = await ctx.db.transaction().execute(async (trx) => {
@@ -86,22 +110,15 @@ async function importRows(ctx: JobContext, importId: number, source: { file: Csv
         if (!current) return 'skipped';
         if (!units || current.progress !== position) {
           // the first batch, or another worker moved on meanwhile: read on from its progress
+          await ahead?.catch(() => undefined);
           await units?.return(undefined);
           units = importUnits(source.file, source.layout, current.progress, source.fileWallet);
           position = current.progress;
+          ahead = undefined;
         }
-        const batch: ImportUnit[] = [];
-        let rows = 0;
-        let done = false;
-        while (rows < BATCH_ROWS) {
-          const next = await units.next();
-          if (next.done) {
-            done = true;
-            break;
-          }
-          batch.push(next.value);
-          rows += next.value.size;
-        }
+        const { batch, rows, done } = await (ahead ?? readBatch(units));
+        ahead = done ? undefined : readBatch(units);
+        ahead?.catch(() => undefined); // awaited by the next batch; a read error must not go unhandled meanwhile
         const now = ctx.services.now();
         const failed = await writeUnits(trx, batch, { ...write, now }, ctx.log);
         position += rows;
@@ -112,6 +129,7 @@ async function importRows(ctx: JobContext, importId: number, source: { file: Csv
       if (step !== 'more') return;
     }
   } finally {
+    await ahead?.catch(() => undefined);
     await units?.return(undefined);
   }
 }

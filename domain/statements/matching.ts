@@ -25,17 +25,28 @@ const compact = (text: string | null) => text?.toLowerCase().replace(/[\s-]+/g, 
 
 /** Drafts with the ids of the records they name; a matched wallet gives its currency. */
 export function matchRecords(drafts: SuggestionDraft[], records: UserRecords): MatchedDraft[] {
+  // names normalised once, not once per draft (a batch of thousands against thousands of parties)
+  const parties = new Map<string, number>();
+  for (const party of records.parties) {
+    const name = normalised(party.name);
+    if (name !== null && !parties.has(name)) parties.set(name, party.id);
+  }
+  const categoriesByName = new Map<string, UserRecords['categories']>();
+  for (const category of records.categories) {
+    const name = normalised(category.name);
+    if (name !== null) categoriesByName.set(name, [...(categoriesByName.get(name) ?? []), category]);
+  }
   return drafts.map((draft) => {
     const wallet = matchWallet(draft, records.wallets);
     const partyName = normalised(draft.party);
     const categoryName = normalised(draft.category);
-    const categories = records.categories.filter((c) => categoryName !== null && normalised(c.name) === categoryName);
+    const categories = (categoryName !== null && categoriesByName.get(categoryName)) || [];
     const category = categories.find((c) => c.type === draft.type) ?? categories[0];
     return {
       ...draft,
       currency: wallet?.currency ?? draft.currency,
       walletId: wallet?.id ?? null,
-      partyId: records.parties.find((p) => partyName !== null && normalised(p.name) === partyName)?.id ?? null,
+      partyId: (partyName !== null && parties.get(partyName)) || null,
       categoryId: category?.id ?? null,
     };
   });
