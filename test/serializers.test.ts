@@ -4,6 +4,7 @@
 // itself catches what fast-json-stringify would silently change.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { Decimal, moneyToJson } from '../domain/money.js';
 import { Contract } from '../server/contract.js';
 import { COMPILED_OPERATIONS, ResponseSerializers, verified } from '../server/serializers.js';
 import { startApp } from './helpers/harness.js';
@@ -104,4 +105,13 @@ t.test('the check reports what the compiler would drop or coerce', async (t) => 
   const strayed = { ...page, data: { ...page.data, extra: 1, total: '7' } };
   t.equal(checked(strayed), JSON.stringify(strayed));
   t.match(differences, [/^\/data\/(extra|total): compiled/]);
+});
+
+t.test('moneyToJson: the fast path for stored decimals gives what the exact path gives', async (t) => {
+  const exact = (value: string) => new Decimal(value).toDecimalPlaces(4, Decimal.ROUND_HALF_EVEN).toNumber();
+  const samples = ['0.0000', '-0.0000', '0.0200', '1250.5000', '-12.3456', '999999999999999.9999', '100000000000000.0001', '0.1', '7', '-5.5'];
+  for (let i = 0; i < 2000; i++) samples.push(`${i % 3 === 0 ? '-' : ''}${Math.floor(Math.random() * 10 ** (1 + (i % 15)))}.${String(i * 7919 % 10000).padStart(4, '0')}`);
+  t.same(samples.filter((value) => !Object.is(moneyToJson(value), exact(value))), [], `${samples.length} amounts`);
+  t.equal(moneyToJson('1.23456'), 1.2346, 'more places than stored: rounded half-even by the exact path');
+  t.equal(moneyToJson('1e3'), 1000);
 });
