@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { Decimal, moneyToJson } from '../domain/money.js';
+import { allHandlers } from '../handlers/index.js';
+import { ok } from '../server/envelope.js';
 import { Contract } from '../server/contract.js';
 import { COMPILED_OPERATIONS, ResponseSerializers, verified } from '../server/serializers.js';
 import { startApp } from './helpers/harness.js';
@@ -105,6 +107,13 @@ t.test('the check reports what the compiler would drop or coerce', async (t) => 
   const strayed = { ...page, data: { ...page.data, extra: 1, total: '7' } };
   t.equal(checked(strayed), JSON.stringify(strayed));
   t.match(differences, [/^\/data\/(extra|total): compiled/]);
+});
+
+t.test('a test app fails a request whose compiled response would differ from JSON.stringify', async (t) => {
+  const page = { data: [], totals: { income: 0, expenses: 0, net: 0 }, last_sync: '2026-01-01T00:00:00.000Z', current_page: 1, per_page: 20, total: 0, last_page: 1 };
+  const api = await startApp(t, { handlers: { ...allHandlers, listTransactions: async () => ok({ ...page, undeclared: 'dropped by the compiler' }) } });
+  const owner = await api.newUser();
+  await t.rejects(api.request('GET', '/api/v1/transactions', { token: owner.token }), /compiled serializer differs from JSON\.stringify at \/data\/undeclared/);
 });
 
 t.test('moneyToJson: the fast path for stored decimals gives what the exact path gives', async (t) => {
