@@ -14,8 +14,13 @@ export function exceedsMoneyLimit(amount: string | number | Decimal): boolean {
   return new Decimal(String(amount)).abs().greaterThanOrEqualTo(MONEY_LIMIT);
 }
 
+/** A decimal string with at most MONEY_DECIMALS places, as numeric(19, 4) columns come from pg. */
+const STORED_MONEY = /^-?\d{1,15}(\.\d{1,4})?$/;
+
 /** An exact decimal string (as pg returns numeric) as the JSON number clients receive. */
 export function moneyToJson(value: string | number | Decimal): number {
+  // already at most 4 places: rounding changes nothing, and Decimal's toNumber() is Number() of the same digits
+  if (typeof value === 'string' && STORED_MONEY.test(value)) return Number(value);
   return new Decimal(value).toDecimalPlaces(MONEY_DECIMALS, Decimal.ROUND_HALF_EVEN).toNumber();
 }
 

@@ -24,6 +24,7 @@ import { createRateService } from './rates.js';
 import { registerPublicMedia } from './public-media.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { registerOperationRoutes } from './routes.js';
+import { ResponseSerializers } from './serializers.js';
 import { AttachableJobQueue, type AppServices } from './services.js';
 
 declare module 'fastify' {
@@ -40,6 +41,8 @@ declare module 'fastify' {
 export interface AppOptions {
   config: Config;
   database: DatabaseHandle;
+  /** Benchmarks: other response serializers than the compiled ones of the spec (none: JSON.stringify everywhere). */
+  serializers?: ResponseSerializers;
   /** Reuse a loaded contract (tests build many apps). */
   contract?: Contract;
   handlers?: Partial<Handlers>;
@@ -144,6 +147,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     handlers,
     services,
     rateLimits,
+    serializers: options.serializers ?? ResponseSerializers.of(contract.document),
+    verifySerializers: options.onResponseChecked !== undefined,
   });
   return app;
 }
@@ -217,6 +222,7 @@ function reportContract(app: FastifyInstance, contract: Contract, report: (r: Co
         violations = [`response is not JSON: ${(error as Error).message}`];
       }
     }
+    if (request.serializerDifference) violations.push(`the compiled serializer differs from JSON.stringify at ${request.serializerDifference}`);
     report({ operationId, status: reply.statusCode, violations });
     return payload;
   });

@@ -10,6 +10,7 @@ import type { Contract } from './contract.js';
 import { isRaw, successBody, type Result } from './envelope.js';
 import { forbidden, notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
 import { readMultipart, type UploadedFiles } from './multipart.js';
+import { verified, type ResponseSerializers, type Serialize } from './serializers.js';
 import type { AuthUser, Handlers } from './handler-types.js';
 import type { RateLimits } from './rate-limits.js';
 import type { AppServices } from './services.js';
@@ -17,6 +18,8 @@ import type { AppServices } from './services.js';
 declare module 'fastify' {
   interface FastifyRequest {
     user: AuthUser | null;
+    /** Tests: where a compiled serializer's output differed from JSON.stringify's. */
+    serializerDifference: string | null;
   }
   interface FastifyContextConfig {
     operationId?: string;
@@ -30,10 +33,15 @@ export interface RouteDeps {
   handlers: Partial<Handlers>;
   services: AppServices;
   rateLimits: RateLimits;
+  /** Compiled serializers of the hot responses; the others go through JSON.stringify. */
+  serializers: ResponseSerializers;
+  /** Tests: check every compiled response against JSON.stringify (request.serializerDifference). */
+  verifySerializers?: boolean;
 }
 
 export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.decorateRequest('user', null);
+  app.decorateRequest('serializerDifference', null);
   for (const operation of operations) {
     app.route({
       method: operation.method,
@@ -94,7 +102,16 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
     request,
   });
   if (isRaw(result)) return reply.code(result.status).headers(result.headers).send(result.body);
+  const serialize = deps.serializers.for(operation.operationId, result.status);
+  // with its own serializer fastify sets no content type: the one it sets for JSON
+  if (serialize) reply.type(JSON_TYPE).serializer(deps.verifySerializers ? verifiedFor(request, serialize) : serialize);
   return reply.code(result.status).send(successBody(result));
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function verifiedFor(request: FastifyRequest, serialize: Serialize): Serialize {
+  return verified(serialize, (difference) => (request.serializerDifference = difference));
 }
 
 /** 415 when a body arrives in a media type the operation does not take. */

@@ -12,10 +12,9 @@ export type BudgetPeriodStateView = components['schemas']['BudgetPeriodState'];
 export type BudgetPeriodStateRow = SyncedRow<'budget_period_states'>;
 
 export function toBudget(row: BudgetRow, targets: TargetView[], progress: BudgetProgress): BudgetView {
-  return {
-    ...syncFields(row, 'budget'),
+  return Object.assign(syncFields(row, 'budget'), {
     owner_id: row.user_id,
-    owner_type: 'App\\Models\\User',
+    owner_type: 'App\\Models\\User' as const,
     name: row.name,
     slug: row.slug,
     description: row.description,
@@ -30,7 +29,7 @@ export function toBudget(row: BudgetRow, targets: TargetView[], progress: Budget
     is_active: row.is_active,
     targets,
     progress,
-  };
+  });
 }
 
 export function toBudgetPeriodState(row: BudgetPeriodStateRow): BudgetPeriodStateView {

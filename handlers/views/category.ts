@@ -8,12 +8,11 @@ export type CategoryView = components['schemas']['Category'];
 export type CategoryRow = SyncedRow<'categories'> & IconColumns;
 
 export function toCategory(row: CategoryRow): CategoryView {
-  return {
-    ...syncFields(row, 'category'),
+  return Object.assign(syncFields(row, 'category'), {
     name: row.name,
     slug: row.slug,
     description: row.description,
     type: row.type,
     icon: toIcon(row),
-  };
+  });
 }

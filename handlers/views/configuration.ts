@@ -7,5 +7,5 @@ export type ConfigurationView = components['schemas']['Configuration'];
 export type ConfigurationRow = SyncedRow<'configurations'>;
 
 export function toConfiguration(row: ConfigurationRow): ConfigurationView {
-  return { ...syncFields(row, 'configuration'), key: row.key, type: row.type, value: row.value };
+  return Object.assign(syncFields(row, 'configuration'), { key: row.key, type: row.type, value: row.value });
 }

@@ -8,5 +8,5 @@ export type GroupView = components['schemas']['Group'];
 export type GroupRow = SyncedRow<'groups'> & IconColumns;
 
 export function toGroup(row: GroupRow): GroupView {
-  return { ...syncFields(row, 'group'), name: row.name, slug: row.slug, description: row.description, icon: toIcon(row) };
+  return Object.assign(syncFields(row, 'group'), { name: row.name, slug: row.slug, description: row.description, icon: toIcon(row) });
 }

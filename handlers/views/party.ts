@@ -8,5 +8,5 @@ export type PartyView = components['schemas']['Party'];
 export type PartyRow = SyncedRow<'parties'> & IconColumns;
 
 export function toParty(row: PartyRow): PartyView {
-  return { ...syncFields(row, 'party'), name: row.name, type: row.type, description: row.description, icon: toIcon(row) };
+  return Object.assign(syncFields(row, 'party'), { name: row.name, type: row.type, description: row.description, icon: toIcon(row) });
 }

@@ -10,10 +10,9 @@ export type RefundView = components['schemas']['Refund'];
 export type RefundRow = SyncedRow<'refunds'> & { amount: string };
 
 export function toRefund(row: RefundRow): RefundView {
-  return {
-    ...syncFields(row, 'refund'),
+  return Object.assign(syncFields(row, 'refund'), {
     refund_transaction_id: row.refund_transaction_id,
     original_transaction_id: row.original_transaction_id,
     amount: moneyToJson(row.amount),
-  };
+  });
 }

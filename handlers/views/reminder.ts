@@ -7,8 +7,7 @@ export type ReminderRow = SyncedRow<'reminders'>;
 
 export function toReminder(row: ReminderRow): ReminderView {
   const iso = (date: Date | null) => date?.toISOString() ?? null;
-  return {
-    ...syncFields(row, 'reminder'),
+  return Object.assign(syncFields(row, 'reminder'), {
     title: row.title,
     description: row.description,
     type: row.type,
@@ -26,5 +25,5 @@ export function toReminder(row: ReminderRow): ReminderView {
     // The reference's polymorphic subject is only ever a budget (migration 004).
     remindable_type: row.budget_id === null ? null : 'budget',
     remindable_id: row.budget_id,
-  };
+  });
 }

@@ -54,8 +54,7 @@ function toTransaction(row: TransactionRow, details: TransactionDetails, publicU
   const groupRow = row.group_id === null ? undefined : details.groups.get(row.group_id);
   const transfer = row.transfer_id === null ? undefined : details.transfers.get(row.transfer_id);
   const rule = details.rules.get(row.id);
-  return {
-    ...syncFields(row, 'transaction'),
+  return Object.assign(syncFields(row, 'transaction'), {
     type: row.type,
     amount: moneyToJson(row.amount),
     description: row.description,
@@ -80,7 +79,7 @@ function toTransaction(row: TransactionRow, details: TransactionDetails, publicU
     transfer_client_generated_id: transfer ? formatClientId(transfer.device_token, transfer.client_generated_id) : null,
     files: (details.files.get(row.id) ?? []).map((file) => toFile(file, publicUrl)),
     recurring_rules: rule ? toRecurringRule(rule) : null,
-  };
+  });
 }
 
 export function toRecurringRule(rule: RecurringRuleRow): RecurringRuleView {

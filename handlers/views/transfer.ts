@@ -13,8 +13,7 @@ export type TransferView = components['schemas']['Transfer'];
 export type TransferCore = Omit<TransferView, 'source_wallet' | 'destination_wallet'>;
 
 export function toTransfer(row: TransferRow): TransferCore {
-  return {
-    ...syncFields(row, 'transfer'),
+  return Object.assign(syncFields(row, 'transfer'), {
     amount: moneyToJson(row.amount),
     from_wallet_id: row.from_wallet_id,
     to_wallet_id: row.to_wallet_id,
@@ -25,7 +24,7 @@ export function toTransfer(row: TransferRow): TransferCore {
     income_transaction_id: row.income_leg_id,
     expense_transaction_client_id: formatClientId(row.expense_leg_device_token, row.expense_leg_client_generated_id),
     income_transaction_client_id: formatClientId(row.income_leg_device_token, row.income_leg_client_generated_id),
-  };
+  });
 }
 
 /** The transfer with its wallets, by id; a deleted wallet still shows, with its `deleted_at` set. */

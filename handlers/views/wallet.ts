@@ -12,8 +12,7 @@ export type WalletRow = SyncedRow<'wallets'> & IconColumns;
 
 /** `totals` undefined means the wallet has no live transactions. */
 export function toWallet(row: WalletRow, totals: WalletTotals | undefined): WalletView {
-  return {
-    ...syncFields(row, 'wallet'),
+  return Object.assign(syncFields(row, 'wallet'), {
     name: row.name,
     slug: row.slug,
     type: row.type,
@@ -25,5 +24,5 @@ export function toWallet(row: WalletRow, totals: WalletTotals | undefined): Wall
       total_income: moneyToJson(totals?.total_income ?? 0),
       total_expense: moneyToJson(totals?.total_expense ?? 0),
     },
-  };
+  });
 }

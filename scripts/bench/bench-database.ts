@@ -20,7 +20,7 @@ export async function openBenchApp() {
   const database = await openDatabase({ databaseUrl, dataDir: databaseUrl ? undefined : embeddedDir, poolSize: 20 });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database, logger: false });
-  return { app, database, databaseUrl, dataDir };
+  return { app, database, databaseUrl, dataDir, config };
 }
 
 async function benchDatabase(serverUrl: string): Promise<string> {
