@@ -24,16 +24,26 @@ async function measureGets(target: Target, part: string, token: string, routes: 
   return rows;
 }
 
+/**
+ * GET /user against the bare route, in three alternating rounds: one run of each swings by
+ * ±25% on this machine (the load generator shares its 2 cores), so the ratio is the median of
+ * the rounds' ratios and the rows shown are that round's.
+ */
 const user: Part = async (target) => {
   const token = main(target).token;
   await load(target.full, { paths: ['/api/v1/user'], token, connections: 50, seconds: 2 });
   await load(target.bare, { paths: ['/bare/user'], token, connections: 50, seconds: 2 });
-  const bare = await load(target.bare, { paths: ['/bare/user'], token, connections: 50 });
-  const full = await load(target.full, { paths: ['/api/v1/user'], token, connections: 50 });
-  const ratio = full.rps / bare.rps;
+  const rounds = [];
+  for (let round = 0; round < 3; round++) {
+    const bare = await load(target.bare, { paths: ['/bare/user'], token, connections: 50 });
+    const full = await load(target.full, { paths: ['/api/v1/user'], token, connections: 50 });
+    rounds.push({ bare, full, ratio: full.rps / bare.rps });
+  }
+  const { bare, full, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[1];
+  const all = rounds.map((r) => r.ratio.toFixed(2)).join(', ');
   return [
     report({ part: 'user', name: 'bare fastify route, same SQL as GET /user', connections: 50, ...bare, goal: '-', met: true }),
-    report({ part: 'user', name: 'GET /api/v1/user (full stack)', connections: 50, ...full, goal: 'ratio>=0.8', met: ratio >= 0.8, note: `ratio ${ratio.toFixed(2)}` }),
+    report({ part: 'user', name: 'GET /api/v1/user (full stack)', connections: 50, ...full, goal: 'ratio>=0.8', met: ratio >= 0.8, note: `ratio ${ratio.toFixed(2)}, median of rounds ${all}` }),
   ];
 };
 
