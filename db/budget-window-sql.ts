@@ -116,8 +116,10 @@ export function summaryPerWalletSql(scope: Scope, days: ScopeDays): RawBuilder<u
       union all
       select m.wallet_id, -sum((m.links - 1) * m.amount), 0::numeric
       from (select x.transaction_id, x.wallet_id, x.amount, count(*) as links
-              from budget_multi_links x
-             where ${inWindow('x')} and x.category_id = any(${categoryIds}) and ${neither('x')} and cardinality(${categoryIds}) > 1
+              from (select distinct unnest(${categoryIds}) as id) k
+              -- one index range per targeted category (a fence: flattened, the planner scanned all the user's categories)
+              cross join lateral (select * from budget_multi_links x where ${inWindow('x')} and x.category_id = k.id offset 0) x
+             where ${neither('x')} and cardinality(${categoryIds}) > 1
              group by 1, 2, 3 having count(*) > 1) m
       group by m.wallet_id
       union all ${refundsPerWalletSql(scope)}`;
