@@ -143,27 +143,14 @@ export function spanRows(dayTable: string, window: StatsWindow, days: DayRange) 
 }
 
 /**
- * Runs `query` with no parallel workers. A summary read aggregates a few thousand rows: EXPLAIN
- * ANALYZE at 1M transactions showed 1.6–2 ms serial against 6–7 ms with two workers (their
- * start-up), and under concurrent requests on 2 cores the workers only compete for them.
- */
-async function serially<T>(db: Kysely<Database>, query: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  const run = async (trx: Kysely<Database>) => {
-    await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
-    return query(trx);
-  };
-  // inside a caller's transaction the setting would outlive this read: run it as it is there
-  return db.isTransaction ? query(db) : db.transaction().execute(run);
-}
-
-/**
  * Sums per type, wallet (so currency) and first category (the lowest linked id), party or
  * intent over the whole local days `days` (the window's), from the three summary tables in one
  * statement, joined to the names after aggregating; each list repeats a key once per wallet,
- * and the views add them up.
+ * and the views add them up. (Since the monthly rollups PostgreSQL plans it without parallel
+ * workers at 1M rows, for every preset; it no longer runs in a transaction that forbids them.)
  */
 export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, days: DayRange): Promise<DimensionSums> {
-  const { rows } = await serially(db, (trx) => sql<any>`
+  const { rows } = await sql<any>`
     select d.kind, d.type, d.key_id, d.intent, d.total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
       select 'category' as kind, s.type, s.wallet_id, s.category_id as key_id, null::text as intent, sum(s.total) as total, sum(s.count) as count
@@ -177,7 +164,7 @@ export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, d
     ) d
     join wallets w on w.id = d.wallet_id
     left join categories c on d.kind = 'category' and c.id = d.key_id
-    left join parties p on d.kind = 'party' and p.id = d.key_id`.execute(trx));
+    left join parties p on d.kind = 'party' and p.id = d.key_id`.execute(db);
   // 0 is the summary's key for "none"
   const id = (value: unknown) => (value === null || Number(value) === 0 ? null : Number(value));
   const of = (kind: string) => rows.filter((row) => row.kind === kind);
