@@ -11,7 +11,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
 import { addDays, addMonths } from '../domain/stats-periods.js';
-import type { Database, TransactionIntent } from './schema.js';
+import type { Database, JsonValue, TransactionIntent } from './schema.js';
 
 export interface StatsWindow {
   userId: number;
@@ -81,18 +81,37 @@ export async function summaryKeptIn(db: Kysely<Database>, userId: number, timeZo
  */
 const SUMMARY_FROM_PER_DAY = 100;
 
-/**
- * Whether GET /stats reads the summary: kept in `timeZone`, and the user's ledger dense enough
- * (live transactions of the wallet totals, migration 012, over the days the summary spans).
- */
-export async function summaryPays(db: Kysely<Database>, userId: number, timeZone: string): Promise<boolean> {
-  const { rows } = await sql<{ zone: string; transactions: string | null; days: number | null }>`
+/** What GET /stats reads before its sums: the two settings it depends on and whether the summary pays. */
+export interface StatsSetup {
+  /** The configuration values `timezone` and `default-currency` (undefined when unset). */
+  timeZone: JsonValue | undefined;
+  currency: JsonValue | undefined;
+  /**
+   * Whether GET /stats reads the summary: kept in `timeZone`, and the user's ledger dense enough
+   * (live transactions of the wallet totals, migration 012, over the days the summary spans).
+   */
+  summaryPays: (timeZone: string) => boolean;
+}
+
+/** StatsSetup in one statement (each statement of a request costs CPU in the service and the database). */
+export async function statsSetup(db: Kysely<Database>, userId: number): Promise<StatsSetup> {
+  const setting = (key: string) => sql`(select c.value from configurations c where c.user_id = ${userId} and c.key = ${key} and c.deleted_at is null)`;
+  const { rows } = await sql<{ zone: string; transactions: string | null; days: number | null; time_zone: JsonValue | null; currency: JsonValue | null }>`
     select stats_time_zone(${userId}) as zone,
            (select sum(w.income_count + w.expense_count) from wallets w where w.user_id = ${userId}) as transactions,
-           (select max(s.day) - min(s.day) + 1 from stats_day_sums s where s.user_id = ${userId}) as days`.execute(db);
+           (select max(s.day) - min(s.day) + 1 from stats_day_sums s where s.user_id = ${userId}) as days,
+           ${setting('timezone')} as time_zone, ${setting('default-currency')} as currency`.execute(db);
   const row = rows[0];
-  if (!row || row.zone !== timeZone || !row.days) return false;
-  return Number(row.transactions ?? 0) / row.days >= SUMMARY_FROM_PER_DAY;
+  return {
+    timeZone: row?.time_zone ?? undefined,
+    currency: row?.currency ?? undefined,
+    summaryPays: (timeZone) => !!row && row.zone === timeZone && !!row.days && Number(row.transactions ?? 0) / row.days >= SUMMARY_FROM_PER_DAY,
+  };
+}
+
+/** StatsSetup.summaryPays on its own. */
+export async function summaryPays(db: Kysely<Database>, userId: number, timeZone: string): Promise<boolean> {
+  return (await statsSetup(db, userId)).summaryPays(timeZone);
 }
 
 export interface DayRange {

@@ -3,7 +3,7 @@
 // shapes each section. Only the queries the requested section needs are run.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { settingOf, settingsOf } from '../db/settings.js';
+import { settingOf } from '../db/settings.js';
 import * as sums from '../db/statistics.js';
 import { dailyDigest, rawDailyDigest, type DailyDigest } from '../db/statistics-daily.js';
 import { missingLiveIds } from '../db/sync.js';
@@ -40,11 +40,10 @@ async function conversionRates(ctx: HandlerContext<'getStatistics'>, target: str
 async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const { db, user, query, services } = ctx;
   const now = services.now();
-  // the two settings in one statement (a request's statements cost more CPU than their work)
-  const settings = await settingsOf(db, user.id, ['timezone', 'default-currency']);
-  const zone = settings.get('timezone');
-  const timeZone = typeof zone === 'string' && zone !== '' ? zone : 'UTC'; // as userTimeZone
-  const currency = currencyOf(settings.get('default-currency'));
+  // the settings and whether the summary pays in one statement
+  const setup = await sums.statsSetup(db, user.id);
+  const timeZone = typeof setup.timeZone === 'string' && setup.timeZone !== '' ? setup.timeZone : 'UTC'; // as userTimeZone
+  const currency = currencyOf(setup.currency);
   const range = statsRange({ preset: query.preset, startDate: query.start_date, endDate: query.end_date }, now, timeZone);
   if (!range) throw invalidField('end_date', 'The end date must be a date after or equal to the start date.');
   const walletIds = query.wallet_ids?.length ? [...new Set(query.wallet_ids)] : undefined;
@@ -56,19 +55,19 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
 
   const noDimensions: sums.DimensionSums = { categories: [], parties: [], intents: [] };
   // the per-day summary answers for a dense ledger kept in this zone, the rows otherwise
-  const summary = sums.summaryPays(db, user.id, timeZone);
+  const summary = setup.summaryPays(timeZone);
   const dailyDays = { first: range.previousStartDay, last: range.endDay };
   const period = query.period ?? 'month';
   const digestOptions = { startDay: range.startDay, byDay: period === 'day' && wants('cashflow') };
   const noDaily: DailyDigest = { totals: [], months: [], days: [], weekdays: [], wallets: [] };
   const readDaily = async () =>
-    (await summary)
+    summary
       ? dailyDigest(db, window, dailyDays, timeZone, now, dayIn(now, timeZone), digestOptions)
       : rawDailyDigest(db, window, dailyDays, timeZone, now, digestOptions);
   const readDimensions = async () =>
-    (await summary) ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }) : sums.rawDimensionSums(db, window);
+    summary ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }) : sums.rawDimensionSums(db, window);
   const readLargest = async () =>
-    (await summary) ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }) : sums.rawLargestPerWallet(db, window);
+    summary ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }) : sums.rawLargestPerWallet(db, window);
   const [daily, { categories, parties, intents }, largest, balances] = await Promise.all([
     wants('overview', 'activity', 'comparisons', 'cashflow') ? readDaily() : noDaily,
     wants('activity', 'categories', 'parties', 'position') ? readDimensions() : noDimensions,

@@ -1,6 +1,8 @@
 // In-process medians of GET /stats routes (app.inject, one request at a time) for the bench's
-// main user on the bench PostgreSQL database, to compare code changes without the HTTP stack:
+// main user on the bench PostgreSQL database, to compare code changes without the HTTP stack,
+// and the CPU per request of the service and of the database backends (a second pass):
 //   DATABASE_URL=postgres://… BENCH_DB_NAME=… npx tsx scripts/bench/stats-medians.ts [runs]
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -16,7 +18,7 @@ const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the bench database');
 const url = new URL(serverUrl);
 url.pathname = `/${process.env.BENCH_DB_NAME ?? 'finance_bench'}`;
-const pool = new pg.Pool({ connectionString: url.toString(), max: 10, options: '-c jit=off' });
+const pool = new pg.Pool({ connectionString: url.toString(), max: 10, options: '-c jit=off', application_name: 'stats-medians' });
 const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 const config = { ...loadConfig({ ...process.env, DATA_DIR: path.join(tmpdir(), 'finance-bench') }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
 const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString: url.toString(), close: () => db.destroy() }, logger: false });
@@ -25,6 +27,20 @@ const login = await app.inject({ method: 'POST', url: '/api/v1/login', payload: 
 const headers = { authorization: `Bearer ${login.json().data.token as string}` };
 const routes = (process.env.STATS_ROUTES ?? '/api/v1/stats,/api/v1/stats?preset=current_month,/api/v1/stats?preset=last_3_months,/api/v1/stats?preset=all_time,/api/v1/stats?period=day')
   .split(',');
+/** CPU time (ms) of the database backends of this pool so far (/proc: the server must run on this machine). */
+async function backendsCpuMs(): Promise<number> {
+  const { rows: backends } = await pool.query(`select pid from pg_stat_activity where application_name = 'stats-medians'`);
+  const ticks = backends.map(({ pid }) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      return 0;
+    }
+  });
+  return (ticks.reduce((a, b) => a + b, 0) * 1000) / 100; // clock ticks of 10 ms
+}
+
 for (const route of routes) {
   await app.inject({ method: 'GET', url: route, headers });
   const times: number[] = [];
@@ -35,7 +51,16 @@ for (const route of routes) {
     if (res.statusCode !== 200) throw new Error(`${route}: ${res.statusCode} ${res.body}`);
   }
   times.sort((a, b) => a - b);
-  console.log(`${route.padEnd(44)} median ${times[Math.floor(times.length / 2)].toFixed(1)} ms, min ${times[0].toFixed(1)}, max ${times.at(-1)!.toFixed(1)}`);
+  // CPU per request: this process (the service) and the database backends serving its pool
+  const cpu = { service: process.cpuUsage(), database: await backendsCpuMs() };
+  for (let i = 0; i < runs; i++) await app.inject({ method: 'GET', url: route, headers });
+  const service = process.cpuUsage(cpu.service);
+  const database = (await backendsCpuMs()) - cpu.database;
+  const perRequest = (ms: number) => (ms / runs).toFixed(1);
+  console.log(
+    `${route.padEnd(44)} median ${times[Math.floor(times.length / 2)].toFixed(1)} ms, min ${times[0].toFixed(1)}, max ${times.at(-1)!.toFixed(1)}; ` +
+      `CPU per request: service ${perRequest((service.user + service.system) / 1000)} ms, database ${perRequest(database)} ms`,
+  );
 }
 await app.close();
 await db.destroy();
