@@ -193,8 +193,28 @@ export async function replaceSuggestions(trx: Transaction<Database>, session: Im
  */
 export async function insertSuggestions(trx: Transaction<Database>, session: ImportSessionRow, suggestions: CheckedSuggestion[], firstIndex: number, now: Date): Promise<void> {
   if (suggestions.length === 0) return;
+  await insertSuggestionRows(session, suggestions, firstIndex, now).execute(trx);
+}
+
+/**
+ * A streamed analysis's batch stored if the session is still being checked, in ONE statement
+ * (atomic by itself): the session locked and stamped (a session checking for long is taken up
+ * again), the suggestions inserted. Returns false when the session was deleted or another
+ * worker finished it. One round trip where a transaction took five (begin, lock, insert, stamp,
+ * commit), each of which waited behind the parse of the next batch on the service's thread.
+ */
+export async function storeSuggestionBatch(db: Kysely<Database>, session: ImportSessionRow, suggestions: CheckedSuggestion[], firstIndex: number, now: Date): Promise<boolean> {
+  const { rows } = await sql<{ stored: boolean }>`
+    with locked as (select id from import_sessions where id = ${session.id} and status = 'checking' for update),
+         stamped as (update import_sessions set updated_at = ${now} where id in (select id from locked) returning id),
+         inserted as (${insertSuggestionRows(session, suggestions, firstIndex, now)} where exists (select 1 from locked) returning 1)
+    select exists (select 1 from stamped) as stored, (select count(*) from inserted) as inserted`.execute(db);
+  return rows[0]?.stored === true;
+}
+
+function insertSuggestionRows(session: ImportSessionRow, suggestions: CheckedSuggestion[], firstIndex: number, now: Date) {
   const column = <T>(value: (s: CheckedSuggestion) => T) => suggestions.map(value);
-  await sql`
+  return sql`
     insert into import_suggestions (user_id, import_session_id, suggestion_index, amount, currency, type, party, wallet, category, description, date,
                                     confidence, document_type, fee, tax, account, reference, duplicate, wallet_id, party_id, category_id, warnings, created_at, updated_at)
     select ${session.user_id}, ${session.id}, ${firstIndex} + r.at - 1, r.amount, r.currency, r.type, r.party, r.wallet, r.category, r.description, r.date,
@@ -205,7 +225,7 @@ export async function insertSuggestions(trx: Transaction<Database>, session: Imp
                   ${column((s) => s.account)}::text[], ${column((s) => s.reference)}::text[], ${column((s) => (s.duplicate === null ? null : JSON.stringify(s.duplicate)))}::text[],
                   ${column((s) => s.walletId)}::bigint[], ${column((s) => s.partyId)}::bigint[], ${column((s) => s.categoryId)}::bigint[], ${column((s) => JSON.stringify(s.warnings))}::text[])
            with ordinality as r(amount, currency, type, party, wallet, category, description, date, confidence, document_type, fee, tax, account, reference,
-                                duplicate, wallet_id, party_id, category_id, warnings, at)`.execute(trx);
+                                duplicate, wallet_id, party_id, category_id, warnings, at)`;
 }
 
 /** Drops what an interrupted analysis stored (a rerun starts again). */

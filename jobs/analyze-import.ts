@@ -33,6 +33,7 @@ import {
   recordsOf,
   releaseUploadRow,
   sessionsToAnalyse,
+  storeSuggestionBatch,
   type CheckedSuggestion,
   type ImportSessionRow,
 } from '../db/import-sessions.js';
@@ -97,15 +98,18 @@ async function analyseStreamed(ctx: JobContext, session: ImportSessionRow, sourc
   const records = await recordsOf(db, session.user_id);
   if (!(await advanceSession(db, session.id, 'enriching', 'checking', services.now()))) return;
   let stored = 0;
+  // false: the session was deleted, or finished by another worker
   const store = (batch: CheckedSuggestion[], firstIndex: number) =>
-    db.transaction().execute(async (trx) => {
-      if (!(await lockCheckingSession(trx, session.id))) return false; // deleted, or finished by another worker
-      if (firstIndex === 0) await clearSuggestions(trx, session.id); // what an interrupted run left
-      await insertSuggestions(trx, session, batch, firstIndex, services.now());
-      // the stamp shows the run alive: a session checking for long is taken up again
-      await trx.updateTable('import_sessions').set({ updated_at: services.now() }).where('id', '=', session.id).execute();
-      return true;
-    });
+    firstIndex > 0
+      ? storeSuggestionBatch(db, session, batch, firstIndex, services.now())
+      : db.transaction().execute(async (trx) => {
+          if (!(await lockCheckingSession(trx, session.id))) return false;
+          await clearSuggestions(trx, session.id); // what an interrupted run left
+          await insertSuggestions(trx, session, batch, firstIndex, services.now());
+          // the stamp shows the run alive: a session checking for long is taken up again
+          await trx.updateTable('import_sessions').set({ updated_at: services.now() }).where('id', '=', session.id).execute();
+          return true;
+        });
   // a batch is stored while the next one is read and checked (the parse runs here, the INSERT in the database)
   let storing: Promise<boolean> = Promise.resolve(true);
   try {

@@ -4,12 +4,15 @@
 // one of csv-statement.ts (bank exports) and import-rows.ts (the project's own layout):
 // what analysis reads from text in memory, a legacy import reads from the stream.
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parse } from 'csv-parse';
 import { CsvReadError, projectLayoutOf, projectRow, recordStartLine, type CsvRow, type ProjectLayout } from '../import-rows.js';
 import { BankCsvSurvey, bankRowDraft, detectDelimiter, type BankCsvPlan, type CsvDelimiter, type CsvReadingOverride } from './csv-statement.js';
 import type { SuggestionDraft } from './suggestions.js';
 import { encodingOf, looksBinary, type TextEncoding } from './text-encoding.js';
 
+/** Records parsed between two turns of the event loop. */
+const RECORDS_PER_TURN = 250;
 /** Bytes decoded per chunk. */
 const CHUNK_BYTES = 64 * 1024;
 /** Records read before the rest of the file is read from the row after the header (more than the header search). */
@@ -59,8 +62,12 @@ export interface CsvRecord {
 export async function* csvRecords(file: CsvFile, fromLine = 1, withLines = true): AsyncGenerator<CsvRecord> {
   const parser = parse({ delimiter: file.delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true, info: withLines, from_line: fromLine });
   Readable.from(textChunks(file)).pipe(parser);
+  let parsedRecords = 0;
   try {
     for await (const parsed of parser as AsyncIterable<{ record: string[]; info: { lines: number } } | string[]>) {
+      // the parse runs on microtasks: without a turn now and then, the database's answers to a
+      // batch written meanwhile (an import's read-ahead) would wait for the whole next batch
+      if (++parsedRecords % RECORDS_PER_TURN === 0) await nextTurn();
       const record = Array.isArray(parsed) ? parsed : parsed.record;
       if (record.every((cell) => cell.trim() === '')) continue;
       yield { record, line: Array.isArray(parsed) ? 0 : recordStartLine(record, parsed.info.lines) };
