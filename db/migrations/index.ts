@@ -27,6 +27,7 @@ import * as m022 from './022_transaction_list_totals.js';
 import * as m023 from './023_budget_summary.js';
 import * as m024 from './024_statistics_month_sums.js';
 import * as m025 from './025_import_suggestion_counts.js';
+import * as m026 from './026_link_wallet_locks.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '023_budget_summary': m023,
   '024_statistics_month_sums': m024,
   '025_import_suggestion_counts': m025,
+  '026_link_wallet_locks': m026,
 };
