@@ -22,8 +22,9 @@ build: generate
 migrate: generate
 	npx tsx scripts/migrate.ts
 
+# npm start: node with the heap cap the service is deployed with (package.json, README "Memory")
 run: build
-	node dist/server/main.js
+	npm start
 
 # The spec at zero problems: Redocly recommended-strict (redocly.yaml), Spectral spectral:oas
 # (.spectral.yaml), warnings included.

@@ -9,9 +9,9 @@
 // runs it with plain node, as deployed; the default runs it under tsx, whose compiler stays
 // in memory. Results go to stdout and to $BENCH_DATA_DIR/results-<database>.json.
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { rssSampler, SECONDS, type Row, type Target } from './bench/load.js';
 import { PARTS } from './bench/parts.js';
@@ -25,8 +25,9 @@ const built = process.env.BENCH_SERVICE === 'built';
 const root = path.join(import.meta.dirname, '..');
 if (built) execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.bench.json')], { stdio: 'inherit' });
 const serverArgs = built ? [path.join(root, 'dist', 'scripts', 'bench', 'server.js')] : ['--import', 'tsx', path.join(import.meta.dirname, 'bench', 'server.ts')];
-// BENCH_NODE_ARGS: node flags for the service only (e.g. --max-old-space-size=160)
-const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+// BENCH_NODE_ARGS: node flags for the service only (e.g. --max-old-space-size=256); a built
+// service runs by default with the flags of `npm start`, as deployed
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? (built ? startScriptNodeFlags() : []);
 const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, ...serverArgs], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: process.env,
@@ -57,4 +58,10 @@ try {
   const file = path.join(process.env.BENCH_DATA_DIR ?? path.join(tmpdir(), 'finance-bench'), `results-${target.database}.json`);
   writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), cores: availableParallelism(), users: target.users.map((u) => ({ label: u.label, rows: u.rows })), rssPeakMb: peak, rows }, null, 2));
   console.log(`results: ${file}`);
+}
+
+/** The node flags of package.json's `start` script (`node --flag … dist/server/main.js`). */
+function startScriptNodeFlags(): string[] {
+  const start: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
