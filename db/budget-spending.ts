@@ -86,14 +86,20 @@ export type SpendingSource = 'auto' | 'raw';
  * per wallet currency: one SQL aggregation for all of them (a row per item). Whole local days
  * come from the per-day summary (migration 023) when it is kept in `timeZone`, else (or with
  * source 'raw', the reference) each window is scanned over the (user_id, type, datetime)
- * index. The items are one user's.
+ * index. The items are one user's; `targets` are their live targets when the caller has them.
  */
-export async function spendingOfWindows(db: Kysely<Database>, items: BudgetInWindow[], timeZone: string, source: SpendingSource = 'auto'): Promise<CurrencySpending[][]> {
+export async function spendingOfWindows(
+  db: Kysely<Database>,
+  items: BudgetInWindow[],
+  timeZone: string,
+  source: SpendingSource = 'auto',
+  targets?: Map<number, LiveTargets>,
+): Promise<CurrencySpending[][]> {
   if (items.length === 0) return [];
   const userId = oneOwner(items);
-  const targets = await liveTargetsOf(db, userId, items.map((item) => item.budget.id));
+  const live = targets ?? (await liveTargetsOf(db, userId, items.map((item) => item.budget.id)));
   const rows = items.map(({ budget, window }, index) => {
-    const of = targets.get(budget.id)!;
+    const of = live.get(budget.id)!;
     return {
       item: index,
       first_day: window.start,
@@ -105,24 +111,74 @@ export async function spendingOfWindows(db: Kysely<Database>, items: BudgetInWin
       category_ids: of.categoryIds,
     };
   });
-  const scope: Scope = { userId, from: sql<Date>`b.from_at`, before: sql<Date>`b.before_at`, walletIds: sql`b.wallet_ids`, groupIds: sql`b.group_ids`, categoryIds: sql`b.category_ids` };
-  // a one-time filter: PostgreSQL runs only the branch it selects
-  const fromSummary = source === 'raw' ? sql<boolean>`false` : sql<boolean>`(budget_sum_zone(${userId}) = ${timeZone})`;
-  const { rows: sums } = await sql<{ item: number; currency: string; gross: string; refunds: string }>`
-    select b.item, w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-      as b(item int, first_day date, last_day date, from_at timestamptz, before_at timestamptz, wallet_ids bigint[], group_ids bigint[], category_ids bigint[])
-    cross join lateral (
-      select * from (${summaryPerWalletSql(scope, { first: sql`b.first_day`, last: sql`b.last_day` })}) summed where ${fromSummary}
-      union all
-      select * from (${perWalletSql(scope)}) scanned where not ${fromSummary}
-    ) s
-    join wallets w on w.id = s.wallet_id
-    group by b.item, w.currency
-    order by b.item, w.currency`.execute(db);
+  const sums = (source === 'raw' ? undefined : await summedFromSummary(db, userId, rows, timeZone)) ?? (await summedFromRows(db, userId, rows));
   const spending: CurrencySpending[][] = items.map(() => []);
   for (const row of sums) spending[row.item].push({ currency: row.currency, gross: String(row.gross), refunds: String(row.refunds) });
   return spending;
+}
+
+/** A window of spendingOfWindows as its statement reads it (JSON, a row per item). */
+interface WindowRow {
+  item: number;
+  first_day: string;
+  last_day: string;
+  from_at: string;
+  before_at: string;
+  wallet_ids: number[];
+  group_ids: number[];
+  category_ids: number[];
+}
+
+interface SumRow {
+  item: number;
+  currency: string;
+  gross: string;
+  refunds: string;
+}
+
+const WINDOW_COLUMNS = sql`b(item int, first_day date, last_day date, from_at timestamptz, before_at timestamptz, wallet_ids bigint[], group_ids bigint[], category_ids bigint[])`;
+const windowScope = (userId: number): Scope => ({
+  userId,
+  from: sql<Date>`b.from_at`,
+  before: sql<Date>`b.before_at`,
+  walletIds: sql`b.wallet_ids`,
+  groupIds: sql`b.group_ids`,
+  categoryIds: sql`b.category_ids`,
+});
+
+/**
+ * The sums from migration 023's summary, or undefined when it is not kept in `timeZone` (a zone
+ * PostgreSQL does not know, or one that changed since the caller read it). Checked once, in the
+ * statement's own snapshot: a statement holding the raw branch as well (a one-time filter in
+ * each of the 50 lateral subqueries) cost twice the planning and a budget_sum_zone call per
+ * branch and window.
+ */
+async function summedFromSummary(db: Kysely<Database>, userId: number, rows: WindowRow[], timeZone: string): Promise<SumRow[] | undefined> {
+  const { rows: sums } = await sql<SumRow>`
+    with summary as materialized (select budget_sum_zone(${userId}) = ${timeZone} as kept)
+    select b.item, w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
+    from summary
+    cross join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as ${WINDOW_COLUMNS}
+    cross join lateral (${summaryPerWalletSql(windowScope(userId), { first: sql`b.first_day`, last: sql`b.last_day` })}) s
+    join wallets w on w.id = s.wallet_id
+    where summary.kept
+    group by b.item, w.currency
+    union all
+    select -1, null, null, null from summary where not summary.kept
+    order by 1, 2`.execute(db);
+  return sums.some((row) => row.item === -1) ? undefined : sums;
+}
+
+/** The sums from the raw rows, each window scanned over the (user_id, type, datetime) index. */
+async function summedFromRows(db: Kysely<Database>, userId: number, rows: WindowRow[]): Promise<SumRow[]> {
+  const { rows: sums } = await sql<SumRow>`
+    select b.item, w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as ${WINDOW_COLUMNS}
+    cross join lateral (${perWalletSql(windowScope(userId))}) s
+    join wallets w on w.id = s.wallet_id
+    group by b.item, w.currency
+    order by b.item, w.currency`.execute(db);
+  return sums;
 }
 
 function oneOwner(items: BudgetInWindow[]): number {
@@ -205,9 +261,16 @@ export async function rolloverInFor(db: Kysely<Database>, budget: BudgetRef, win
  * of queries however many items: targets, spending, rollovers, and one rate lookup per
  * budget currency.
  */
-export async function numbersOfWindows(db: Kysely<Database>, services: DatabaseServices, items: BudgetInWindow[], today: string, timeZone: string): Promise<BudgetNumbers[]> {
+export async function numbersOfWindows(
+  db: Kysely<Database>,
+  services: DatabaseServices,
+  items: BudgetInWindow[],
+  today: string,
+  timeZone: string,
+  targets?: Map<number, LiveTargets>,
+): Promise<BudgetNumbers[]> {
   if (items.length === 0) return [];
-  const [spending, rollovers] = await Promise.all([spendingOfWindows(db, items, timeZone), rolloversIn(db, items)]);
+  const [spending, rollovers] = await Promise.all([spendingOfWindows(db, items, timeZone, 'auto', targets), rolloversIn(db, items)]);
   const userId = oneOwner(items);
   const ratesByCurrency = new Map<string, Map<string, string | null>>();
   for (const currency of new Set(items.map((item) => item.budget.currency))) {
@@ -256,13 +319,23 @@ export async function progressInWindow(
   return progressJson(await numbersInWindow(db, services, budget, window, today, timeZone));
 }
 
-/** The progress of each budget's window containing the user's local today at `now` (for responses); budgets of one user. */
-export async function progressOfBudgets(db: Kysely<Database>, services: DatabaseServices, budgets: BudgetRef[], now: Date, timeZone?: string): Promise<BudgetProgress[]> {
+/**
+ * The progress of each budget's window containing the user's local today at `now` (for
+ * responses); budgets of one user. `targets`: their live targets, when the caller has read them.
+ */
+export async function progressOfBudgets(
+  db: Kysely<Database>,
+  services: DatabaseServices,
+  budgets: BudgetRef[],
+  now: Date,
+  timeZone?: string,
+  targets?: Map<number, LiveTargets>,
+): Promise<BudgetProgress[]> {
   if (budgets.length === 0) return [];
   const zone = timeZone ?? (await userTimeZoneOrUtc(db, budgets[0].user_id));
   const today = dayIn(now, zone);
   const items = budgets.map((budget) => ({ budget, window: currentWindow(budget, today) }));
-  return (await numbersOfWindows(db, services, items, today, zone)).map(progressJson);
+  return (await numbersOfWindows(db, services, items, today, zone, targets)).map(progressJson);
 }
 
 export async function progressOfBudget(db: Kysely<Database>, services: DatabaseServices, budget: BudgetRef, now: Date, timeZone?: string): Promise<BudgetProgress> {

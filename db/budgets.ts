@@ -3,6 +3,7 @@
 // loaded for a whole page of budgets in one query, and replaced as a set on update.
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { formatClientId } from '../domain/client-id.js';
+import type { LiveTargets } from './budget-spending.js';
 import type { BudgetTargetType, Database } from './schema.js';
 import { missingLiveIds, selectSynced, type SyncedRow } from './sync.js';
 
@@ -75,6 +76,17 @@ export async function targetsOf(db: Kysely<Database>, userId: number, budgetIds:
     }
   }
   return byBudget;
+}
+
+/** The ids of each budget's live targets by kind, from targetsOf's answer (what budget spending reads). */
+export function targetIdsOf(targets: Map<number, TargetView[]>): Map<number, LiveTargets> {
+  const ids = new Map<number, LiveTargets>();
+  for (const [budgetId, views] of targets) {
+    const of: LiveTargets = { categoryIds: [], groupIds: [], walletIds: [] };
+    for (const view of views) (view.type === 'category' ? of.categoryIds : view.type === 'group' ? of.groupIds : of.walletIds).push(view.id);
+    ids.set(budgetId, of);
+  }
+  return ids;
 }
 
 /** Target input with duplicates collapsed. */

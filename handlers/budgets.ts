@@ -4,7 +4,7 @@
 // windows and the period-state feed are in budget-periods.ts.
 import type { Kysely } from 'kysely';
 import { countedTransactionsQuery, progressOfBudget, progressOfBudgets, ratesInto, userTimeZoneOrUtc } from '../db/budget-spending.js';
-import { invalidTargets, replaceTargets, selectBudgets, targetsOf, uniqueTargets, type BudgetRow, type TargetInput } from '../db/budgets.js';
+import { invalidTargets, replaceTargets, selectBudgets, targetIdsOf, targetsOf, uniqueTargets, type BudgetRow, type TargetInput } from '../db/budgets.js';
 import { pageMeta, pageOffset } from '../db/feed.js';
 import type { BudgetPeriodType, Database } from '../db/schema.js';
 import { uniqueSlug } from '../db/slugs.js';
@@ -45,7 +45,8 @@ async function present(ctx: PresentCtx, rows: BudgetRow[]): Promise<BudgetView[]
   const { db, services, user } = ctx;
   const now = services.now();
   const [targets, zone] = await Promise.all([targetsOf(db, user.id, rows.map((row) => row.id)), userTimeZoneOrUtc(db, user.id)]);
-  const progress = await progressOfBudgets(db, services, rows, now, zone);
+  // the targets just read are the live ones spending counts by: not read a second time
+  const progress = await progressOfBudgets(db, services, rows, now, zone, targetIdsOf(targets));
   return rows.map((row, index) => toBudget(row, targets.get(row.id) ?? [], progress[index]));
 }
 

@@ -2,6 +2,10 @@
 // main user on the bench PostgreSQL database, to compare code changes without the HTTP stack,
 // and the CPU per request of the service and of the database backends (a second pass):
 //   DATABASE_URL=postgres://… BENCH_DB_NAME=… npx tsx scripts/bench/stats-medians.ts [runs]
+// STATS_ROUTES (comma list) may name any GET route; `{weekly}`, `{monthly}`, `{yearly}` or
+// `{custom}` in a route stands for the main user's 50 seeded budgets of that period type, taken
+// in turn request by request (as the bench's budgets part does):
+//   STATS_ROUTES='/api/v1/budgets?limit=50,/api/v1/budgets/{yearly}/progress'
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
@@ -22,7 +26,10 @@ const pool = new pg.Pool({ connectionString: url.toString(), max: 10, options: '
 const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 const config = { ...loadConfig({ ...process.env, DATA_DIR: path.join(tmpdir(), 'finance-bench') }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
 const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString: url.toString(), close: () => db.destroy() }, logger: false });
-const { rows } = await pool.query(`select seeded->>'email' as email from bench_seed where label = 'main'`);
+const { rows } = await pool.query(`select seeded->>'email' as email, seeded->'budgets' as budgets from bench_seed where label = 'main'`);
+const budgetIds = rows[0].budgets as Record<string, number[]>;
+/** The route of request `i`: a `{period}` placeholder becomes that period type's budgets in turn. */
+const routeAt = (route: string, i: number) => route.replace(/\{(\w+)\}/, (_, period: string) => String(budgetIds[period][i % budgetIds[period].length]));
 const login = await app.inject({ method: 'POST', url: '/api/v1/login', payload: { email: rows[0].email, password: BENCH_PASSWORD } });
 const headers = { authorization: `Bearer ${login.json().data.token as string}` };
 const routes = (process.env.STATS_ROUTES ?? '/api/v1/stats,/api/v1/stats?preset=current_month,/api/v1/stats?preset=last_3_months,/api/v1/stats?preset=all_time,/api/v1/stats?period=day')
@@ -42,18 +49,18 @@ async function backendsCpuMs(): Promise<number> {
 }
 
 for (const route of routes) {
-  await app.inject({ method: 'GET', url: route, headers });
+  for (let i = 0; i < (route.includes('{') ? 50 : 1); i++) await app.inject({ method: 'GET', url: routeAt(route, i), headers });
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    const res = await app.inject({ method: 'GET', url: route, headers });
+    const res = await app.inject({ method: 'GET', url: routeAt(route, i), headers });
     times.push(performance.now() - started);
     if (res.statusCode !== 200) throw new Error(`${route}: ${res.statusCode} ${res.body}`);
   }
   times.sort((a, b) => a - b);
   // CPU per request: this process (the service) and the database backends serving its pool
   const cpu = { service: process.cpuUsage(), database: await backendsCpuMs() };
-  for (let i = 0; i < runs; i++) await app.inject({ method: 'GET', url: route, headers });
+  for (let i = 0; i < runs; i++) await app.inject({ method: 'GET', url: routeAt(route, i), headers });
   const service = process.cpuUsage(cpu.service);
   const database = (await backendsCpuMs()) - cpu.database;
   const perRequest = (ms: number) => (ms / runs).toFixed(1);
