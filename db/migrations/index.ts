@@ -28,6 +28,7 @@ import * as m023 from './023_budget_summary.js';
 import * as m024 from './024_statistics_month_sums.js';
 import * as m025 from './025_import_suggestion_counts.js';
 import * as m026 from './026_link_wallet_locks.js';
+import * as m027 from './027_import_suggestions_user_key.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '024_statistics_month_sums': m024,
   '025_import_suggestion_counts': m025,
   '026_link_wallet_locks': m026,
+  '027_import_suggestions_user_key': m027,
 };
