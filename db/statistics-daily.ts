@@ -2,13 +2,14 @@
 // into the few buckets the views need (window totals, months, wallets, weekdays, and days only
 // for a daily trend), per currency, so the views convert one sum per currency and bucket instead
 // of one per day and wallet (all time at 1M rows: ~11,000 daily rows). From the summary, the
-// totals, months and wallets read whole months from the monthly rollup (024) and the other days
-// from the day table; weekdays (and a daily trend) read the day table; today comes from the raw
-// rows, split at `now`. For a sparse ledger the same digest is made from the raw rows.
+// totals, months and wallets read whole months, and a partial month whose other days are fewer
+// (the current month: the days to come), from the monthly rollup (024), the other days from the
+// day table (spanPlan); weekday counts (and a daily trend) read the day table; today comes from
+// the raw rows, split at `now`. For a sparse ledger the same digest is made from the raw rows.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
-import { addDays, addMonths } from '../domain/stats-periods.js';
-import { summaryRows, toSum, wholeMonths, type CurrencySum, type DayRange, type StatsWindow } from './statistics.js';
+import { addDays } from '../domain/stats-periods.js';
+import { dayWithin, spanPlan, summaryRows, toSum, type CurrencySum, type DayRange, type StatsWindow } from './statistics.js';
 
 /** A sum of the current window (`current`) or of the window of as many days before it. */
 export interface WindowSum extends CurrencySum {
@@ -41,10 +42,6 @@ const walletFilterOf = (window: StatsWindow, alias = 't') =>
 const before = (a: string, b: string) => (a < b ? a : b);
 const after = (a: string, b: string) => (a > b ? a : b);
 
-/** `s.day` in any of `ranges` (false when there is none). */
-const dayWithin = (ranges: DayRange[]) =>
-  ranges.length === 0 ? sql`false` : sql`(${sql.join(ranges.map((r) => sql`s.day between ${r.first}::date and ${r.last}::date`), sql` or `)})`;
-
 /** Today's raw rows of the window (a few hundred at most) by type and wallet, split at `now`. */
 const todayRows = (window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string) => sql`
       select ${today}::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
@@ -56,42 +53,54 @@ const todayRows = (window: StatsWindow, days: DayRange, timeZone: string, now: D
         ${walletFilterOf(window)}
       group by 2, 3, 4`;
 
-/**
- * `days` without today, cut where the windows meet and around today, so that each piece lies in
- * one window and on one side of today; its whole months can then come from the monthly rollup.
- */
-function pieces(days: DayRange, startDay: string, today: string): { months: DayRange[]; days: DayRange[] } {
+/** A run of days that lies in one window and on one side of today. */
+interface Piece extends DayRange {
+  current: boolean;
+  past: boolean;
+}
+
+/** `days` without today, cut where the windows meet and around today. */
+function pieces(days: DayRange, startDay: string, today: string): Piece[] {
   const [yesterday, tomorrow, previousLast] = [addDays(today, -1), addDays(today, 1), addDays(startDay, -1)];
-  const split = [
-    { first: days.first, last: before(previousLast, yesterday) },
-    { first: after(days.first, tomorrow), last: previousLast },
-    { first: startDay, last: before(days.last, yesterday) },
-    { first: after(startDay, tomorrow), last: days.last },
-  ]
-    .filter((piece) => piece.first <= piece.last)
-    .map((piece) => ({ piece, months: wholeMonths(piece) }));
-  return {
-    months: split.flatMap(({ months }) => (months ? [months] : [])),
-    days: split.flatMap(({ piece, months }) =>
-      months
-        ? [{ first: piece.first, last: addDays(months.first, -1) }, { first: addMonths(months.last, 1), last: piece.last }].filter((r) => r.first <= r.last)
-        : [piece],
-    ),
-  };
+  return [
+    { first: days.first, last: before(previousLast, yesterday), current: false, past: true },
+    { first: after(days.first, tomorrow), last: previousLast, current: false, past: false },
+    { first: startDay, last: before(days.last, yesterday), current: true, past: true },
+    { first: after(startDay, tomorrow), last: days.last, current: true, past: false },
+  ].filter((piece) => piece.first <= piece.last);
 }
 
 /**
- * Sums per type, wallet, day (or month) and `past` over `days`: the whole months of each piece
- * from the monthly rollup (024; `day` is then the month's first day), its other days from the
- * day table, today from the raw rows split at `now` (earlier days are past, later ones not).
+ * Sums per type, wallet, day (or month), window (`current`) and `past` over `days`: each piece
+ * read as spanPlan says (its whole months, and the current month less the days to come, from
+ * the monthly rollup; other days from the day table, with the days a month row holds beyond
+ * the piece subtracted), today from the raw rows split at `now`. The flags are the piece's, so
+ * a subtracted day nets against its month row whatever window it lies in; a month row's `day`
+ * is the month's first day, a subtracted day's is in that month: both give the same month.
  */
 function summarySpan(window: StatsWindow, days: DayRange, startDay: string, timeZone: string, now: Date, today: string) {
-  const cut = pieces(days, startDay, today);
-  const from = (table: string, ranges: DayRange[]) => sql`
-      select s.day, s.type, s.wallet_id, s.day < ${today}::date as past, sum(s.total) as total, sum(s.count) as count
-      from ${sql.table(table)} s where s.user_id = ${window.userId} and ${dayWithin(ranges)} ${walletFilterOf(window, 's')}
-      group by 1, 2, 3, 4`;
-  return sql`${from('stats_month_sums', cut.months)} union all ${from('stats_day_sums', cut.days)} union all ${todayRows(window, days, timeZone, now, today)}`;
+  const arms: RawBuilder<unknown>[] = [];
+  const arm = (table: string, sign: number, piece: Piece, ranges: DayRange[]) => sql`
+      select s.day, s.type, s.wallet_id, ${sql.lit(piece.current)} as current, ${sql.lit(piece.past)} as past, sum(s.total) * ${sql.lit(sign)} as total, sum(s.count) * ${sql.lit(sign)} as count
+      from ${sql.table(table)} s where s.user_id = ${window.userId} and ${dayWithin('s', ranges)} ${walletFilterOf(window, 's')}
+      group by 1, 2, 3`;
+  for (const piece of pieces(days, startDay, today)) {
+    const plan = spanPlan(piece, today);
+    if (plan.months) arms.push(arm('stats_month_sums', 1, piece, [plan.months]));
+    if (plan.plus.length) arms.push(arm('stats_day_sums', 1, piece, plan.plus));
+    if (plan.minus.length) arms.push(arm('stats_day_sums', -1, piece, plan.minus));
+  }
+  const todayArm = sql`select day, type, wallet_id, ${today}::date >= ${startDay}::date as current, past, total, count from (${todayRows(window, days, timeZone, now, today)}) x`;
+  return sql.join([...arms, todayArm], sql` union all `);
+}
+
+/** Transaction counts per day (day, count) of the current window's days: the day table, today from the raw rows. */
+function summaryDayCounts(window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string) {
+  return sql`
+      select s.day, s.count
+      from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
+      union all
+      select day, count from (${todayRows(window, days, timeZone, now, today)}) x`;
 }
 
 /** Per-day rows (day, type, wallet_id, total, count) of `days`: the day table, today from the raw rows. */
@@ -103,49 +112,50 @@ function summaryDays(window: StatsWindow, days: DayRange, timeZone: string, now:
       select day, type, wallet_id, total, count from (${todayRows(window, days, timeZone, now, today)}) x`;
 }
 
-/** The window's rows by local day, type, wallet and `past`: one index-only scan of the live-window index (013). */
-const rawDays = (window: StatsWindow, days: DayRange, timeZone: string, now: Date) => sql`
-      select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
-      from transactions t
-      where t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
-        and t.datetime >= (${days.first}::date::timestamp at time zone ${timeZone})
-        and t.datetime < ((${days.last}::date + 1)::timestamp at time zone ${timeZone})
-        ${walletFilterOf(window)}
-      group by 1, 2, 3, 4`;
+/** The window's rows by local day, type, wallet, window and `past`: one index-only scan of the live-window index (013). */
+const rawDays = (window: StatsWindow, days: DayRange, startDay: string, timeZone: string, now: Date) => sql`
+      select x.*, x.day >= ${startDay}::date as current from (
+        select (t.datetime at time zone ${timeZone})::date as day, t.type, t.wallet_id, t.datetime <= ${now} as past, sum(t.amount) as total, count(*) as count
+        from transactions t
+        where t.user_id = ${window.userId} and t.deleted_at is null and t.transfer_id is null
+          and t.datetime >= (${days.first}::date::timestamp at time zone ${timeZone})
+          and t.datetime < ((${days.last}::date + 1)::timestamp at time zone ${timeZone})
+          ${walletFilterOf(window)}
+        group by 1, 2, 3, 4
+      ) x`;
 
 interface DigestSources {
   /** CTEs the relations below may name. */
   prelude?: RawBuilder<unknown>;
-  /** (day or month's first day, type, wallet_id, past, total, count) over both windows. */
+  /** (day or month's first day, type, wallet_id, current, past, total, count) over both windows; counts may be negative (subtracted days). */
   span: RawBuilder<unknown>;
-  /** (day, type, wallet_id, total, count) by day over the current window, or both when by day. */
+  /** (day, count) by day over the current window. */
+  dayCounts: RawBuilder<unknown>;
+  /** (day, type, wallet_id, total, count) by day over both windows; only read for a daily trend. */
   perDay: RawBuilder<unknown>;
 }
 
-/** The digest in one statement. */
+/** The digest in one statement. Each bucket keeps only a positive count: one made of subtracted days alone nets to 0 and did not exist. */
 async function digest(db: Kysely<Database>, sources: DigestSources, options: DigestOptions): Promise<DailyDigest> {
   const { rows } = await sql<any>`
     with ${sources.prelude ? sql`${sources.prelude}, ` : sql``} d as materialized (
-      select x.day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name, x.day >= ${options.startDay}::date as current
+      select x.day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name, x.current
       from (${sources.span}) x join wallets w on w.id = x.wallet_id
-    ), per_day as materialized (
-      select x.day, x.type, x.total, x.count, w.currency, x.day >= ${options.startDay}::date as current
-      from (${sources.perDay}) x join wallets w on w.id = x.wallet_id
     )
     select 'total' as kind, current, past, type, currency, null as bucket, null::bigint as wallet_id, null as wallet_name, sum(total) as total, sum(count) as count
-      from d group by current, past, type, currency
+      from d group by current, past, type, currency having sum(count) > 0
     union all
     select 'month', current, null, type, currency, to_char(day, 'YYYY-MM'), null, null, sum(total), sum(count)
-      from d group by current, 6, type, currency
+      from d group by current, 6, type, currency having sum(count) > 0
     union all
     select 'wallet', true, null, type, currency, null, wallet_id, wallet_name, sum(total), sum(count)
-      from d where current and type = 'expense' group by wallet_id, wallet_name, type, currency
+      from d where current and type = 'expense' group by wallet_id, wallet_name, type, currency having sum(count) > 0
     union all
     select 'weekday', true, null, null, null, extract(isodow from day)::text, null, null, null, sum(count)
-      from per_day where current group by 6
-    union all
-    select 'day', current, null, type, currency, day::text, null, null, sum(total), sum(count)
-      from per_day where ${options.byDay} and type = 'expense' group by current, day, type, currency`.execute(db);
+      from (${sources.dayCounts}) c group by 6
+    ${options.byDay ? sql`union all
+    select 'day', x.day >= ${options.startDay}::date, null, x.type, w.currency, x.day::text, null, null, sum(x.total), sum(x.count)
+      from (${sources.perDay}) x join wallets w on w.id = x.wallet_id where x.type = 'expense' group by 2, x.day, x.type, w.currency` : sql``}`.execute(db);
   const of = (kind: string) => rows.filter((row) => row.kind === kind);
   const windowSum = (row: any): WindowSum => ({ ...toSum(row), current: row.current });
   return {
@@ -159,12 +169,23 @@ async function digest(db: Kysely<Database>, sources: DigestSources, options: Dig
 
 /** The digest of the days `days` (the previous window's first to the current one's last) from the summary. */
 export function dailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string, options: DigestOptions): Promise<DailyDigest> {
-  const perDays = options.byDay ? days : { first: options.startDay, last: days.last };
-  return digest(db, { span: summarySpan(window, days, options.startDay, timeZone, now, today), perDay: summaryDays(window, perDays, timeZone, now, today) }, options);
+  return digest(
+    db,
+    {
+      span: summarySpan(window, days, options.startDay, timeZone, now, today),
+      dayCounts: summaryDayCounts(window, { first: options.startDay, last: days.last }, timeZone, now, today),
+      perDay: summaryDays(window, days, timeZone, now, today),
+    },
+    options,
+  );
 }
 
 /** dailyDigest from the raw rows (scanned once). */
 export function rawDailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, options: DigestOptions): Promise<DailyDigest> {
-  const prelude = sql`raw as materialized (${rawDays(window, days, timeZone, now)})`;
-  return digest(db, { prelude, span: sql`select * from raw`, perDay: sql`select day, type, wallet_id, total, count from raw` }, options);
+  const prelude = sql`raw as materialized (${rawDays(window, days, options.startDay, timeZone, now)})`;
+  return digest(
+    db,
+    { prelude, span: sql`select day, type, wallet_id, current, past, total, count from raw`, dayCounts: sql`select day, count from raw where current`, perDay: sql`select day, type, wallet_id, total, count from raw` },
+    options,
+  );
 }

@@ -10,7 +10,7 @@
 // migration 013); they are also the recomputation the tests compare the summary with.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
-import { addDays, addMonths } from '../domain/stats-periods.js';
+import { addDays, addMonths, daysBetween } from '../domain/stats-periods.js';
 import type { Database, JsonValue, TransactionIntent } from './schema.js';
 
 export interface StatsWindow {
@@ -143,22 +143,92 @@ export function wholeMonths(days: DayRange): DayRange | undefined {
   return first <= last ? { first, last } : undefined;
 }
 
+/** How `days` is read from a day table and its monthly rollup (migration 024). */
+export interface SpanPlan {
+  /** First days of the months read from the rollup; undefined when none is. */
+  months?: DayRange;
+  /** Day ranges added from the day table. */
+  plus: DayRange[];
+  /** Day ranges subtracted: the days of a rollup month that lie outside `days`. */
+  minus: DayRange[];
+}
+
+const monthStart = (day: string) => `${day.slice(0, 8)}01`;
+const monthEnd = (day: string) => addDays(addMonths(monthStart(day), 1), -1);
+
 /**
- * The rows of a per-day summary table over `days` (aliased s): the whole months from its
- * monthly rollup (migration 024), the days before and after them from the day table.
+ * The whole months of `days` from the rollup, and each partial month at either end either from
+ * its days, or from its month row minus the month's other days, whichever reads fewer days
+ * (sums and counts are exact, so the difference is the same sum). Days after `today` count as
+ * free: only future-dated rows fall on them, so the current month is its month row minus the
+ * days still to come. A month row costs about one day's rows, hence the `+ 1`.
  */
-export function spanRows(dayTable: string, window: StatsWindow, days: DayRange) {
-  const months = wholeMonths(days);
-  if (!months) return sql`(select s.* from ${summaryRows(dayTable, window, days)}) s`;
-  const [before, after] = [addDays(months.first, -1), addMonths(months.last, 1)];
-  return sql`(
-    select m.* from ${sql.table(dayTable.replace('_day_sums', '_month_sums'))} m
-     where m.user_id = ${window.userId} and m.day between ${months.first}::date and ${months.last}::date ${walletsOf('m', window)}
-    union all
-    select d.* from ${sql.table(dayTable)} d
-     where d.user_id = ${window.userId} ${walletsOf('d', window)}
-       and (d.day between ${days.first}::date and ${before}::date or d.day between ${after}::date and ${days.last}::date)
-  ) s`;
+export function spanPlan(days: DayRange, today?: string): SpanPlan {
+  const cost = (ranges: DayRange[]) =>
+    ranges.reduce((n, r) => {
+      const last = today !== undefined && today < r.last ? today : r.last;
+      return n + (r.first <= last ? daysBetween(r.first, last) + 1 : 0);
+    }, 0);
+  const useMonth = (direct: DayRange, complement: DayRange[]) => cost(complement) + 1 < cost([direct]);
+  const nonEmpty = (r: DayRange) => r.first <= r.last;
+  const [firstMonth, lastMonth] = [monthStart(days.first), monthStart(days.last)];
+  if (firstMonth === lastMonth) {
+    const complement = [
+      { first: firstMonth, last: addDays(days.first, -1) },
+      { first: addDays(days.last, 1), last: monthEnd(days.last) },
+    ].filter(nonEmpty);
+    return complement.length === 0 || useMonth(days, complement)
+      ? { months: { first: firstMonth, last: firstMonth }, plus: [], minus: complement }
+      : { plus: [days], minus: [] };
+  }
+  const plan: SpanPlan = { plus: [], minus: [] };
+  let [first, last] = [firstMonth, lastMonth];
+  if (days.first !== firstMonth) {
+    const [direct, complement] = [{ first: days.first, last: monthEnd(days.first) }, { first: firstMonth, last: addDays(days.first, -1) }];
+    if (useMonth(direct, [complement])) plan.minus.push(complement);
+    else [plan.plus, first] = [[...plan.plus, direct], addMonths(firstMonth, 1)];
+  }
+  if (days.last !== monthEnd(days.last)) {
+    const [direct, complement] = [{ first: lastMonth, last: days.last }, { first: addDays(days.last, 1), last: monthEnd(days.last) }];
+    if (useMonth(direct, [complement])) plan.minus.push(complement);
+    else [plan.plus, last] = [[...plan.plus, direct], addMonths(lastMonth, -1)];
+  }
+  if (first <= last) plan.months = { first, last };
+  return plan;
+}
+
+/** `alias.day` in any of `ranges` (false when there is none). */
+export const dayWithin = (alias: string, ranges: DayRange[]) =>
+  ranges.length === 0
+    ? sql`false`
+    : sql`(${sql.join(ranges.map((r) => sql`${sql.ref(`${alias}.day`)} between ${r.first}::date and ${r.last}::date`), sql` or `)})`;
+
+/** The key column of each per-day summary table (its monthly rollup has the same columns). */
+const SUMMARY_KEYS: Record<string, string> = { stats_day_sums: 'intent', stats_category_day_sums: 'category_id', stats_party_day_sums: 'party_id' };
+
+/**
+ * The rows (day, wallet_id, type, key, total, count) of a per-day summary table over `days`
+ * (aliased s) as spanPlan reads them; the days subtracted from a month row come negated. Keep
+ * the groups whose count is above 0: every stored row counts at least one transaction, so a
+ * group of subtracted days alone nets to 0 and did not exist.
+ */
+export function spanRows(dayTable: string, window: StatsWindow, days: DayRange, today?: string) {
+  const plan = spanPlan(days, today);
+  const key = SUMMARY_KEYS[dayTable];
+  const arm = (table: string, alias: string, negated: boolean, ranges: DayRange[]) => {
+    const column = (name: string) => sql.ref(`${alias}.${name}`);
+    const [total, count] = negated ? [sql`-${column('total')}`, sql`-${column('count')}`] : [column('total'), column('count')];
+    return sql`
+    select ${column('day')} as day, ${column('wallet_id')} as wallet_id, ${column('type')} as type, ${column(key)} as ${sql.id(key)}, ${total} as total, ${count} as count
+      from ${sql.table(table)} ${sql.ref(alias)}
+     where ${column('user_id')} = ${window.userId} and ${dayWithin(alias, ranges)} ${walletsOf(alias, window)}`;
+  };
+  const arms = [
+    ...(plan.months ? [arm(dayTable.replace('_day_sums', '_month_sums'), 'm', false, [plan.months])] : []),
+    ...(plan.plus.length ? [arm(dayTable, 'd', false, plan.plus)] : []),
+    ...(plan.minus.length ? [arm(dayTable, 'c', true, plan.minus)] : []),
+  ];
+  return sql`(${sql.join(arms, sql` union all `)}) s`;
 }
 
 /**
@@ -168,18 +238,18 @@ export function spanRows(dayTable: string, window: StatsWindow, days: DayRange) 
  * and the views add them up. (Since the monthly rollups PostgreSQL plans it without parallel
  * workers at 1M rows, for every preset; it no longer runs in a transaction that forbids them.)
  */
-export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, days: DayRange): Promise<DimensionSums> {
+export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, days: DayRange, today?: string): Promise<DimensionSums> {
   const { rows } = await sql<any>`
     select d.kind, d.type, d.key_id, d.intent, d.total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
       select 'category' as kind, s.type, s.wallet_id, s.category_id as key_id, null::text as intent, sum(s.total) as total, sum(s.count) as count
-        from ${spanRows('stats_category_day_sums', window, days)} group by s.type, s.wallet_id, s.category_id
+        from ${spanRows('stats_category_day_sums', window, days, today)} group by s.type, s.wallet_id, s.category_id having sum(s.count) > 0
       union all
       select 'party', s.type, s.wallet_id, s.party_id, null, sum(s.total), sum(s.count)
-        from ${spanRows('stats_party_day_sums', window, days)} group by s.type, s.wallet_id, s.party_id
+        from ${spanRows('stats_party_day_sums', window, days, today)} group by s.type, s.wallet_id, s.party_id having sum(s.count) > 0
       union all
       select 'intent', s.type, s.wallet_id, null, s.intent, sum(s.total), sum(s.count)
-        from ${spanRows('stats_day_sums', window, days)} group by s.type, s.wallet_id, s.intent
+        from ${spanRows('stats_day_sums', window, days, today)} group by s.type, s.wallet_id, s.intent having sum(s.count) > 0
     ) d
     join wallets w on w.id = d.wallet_id
     left join categories c on d.kind = 'category' and c.id = d.key_id
@@ -236,11 +306,12 @@ const LARGEST_TAIL = (winner: RawBuilder<unknown>) => sql`
  * index entries, which beats scanning the window unless the window is a sliver of the history
  * (one day of three years), when rawLargestPerWallet's window scan is the cheaper one.
  */
-export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow, days: DayRange): Promise<LargestRow[]> {
+export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow, days: DayRange, today?: string): Promise<LargestRow[]> {
   const { rows: pairs } = await sql<{ wallet_id: number; type: EntryType; n: string; total: string }>`
     select p.wallet_id, p.type, p.n, case when p.type = 'income' then w.income_count else w.expense_count end as total
-    from (select s.wallet_id, s.type, sum(s.count) as n from ${spanRows('stats_day_sums', window, days)} group by 1, 2) p
-    join wallets w on w.id = p.wallet_id`.execute(db);
+    from (select s.wallet_id, s.type, sum(s.count) as n from ${spanRows('stats_day_sums', window, days, today)} group by 1, 2 having sum(s.count) > 0) p
+    join wallets w on w.id = p.wallet_id
+    order by p.wallet_id, p.type`.execute(db);
   const inWindow = pairs.reduce((n, pair) => n + Number(pair.n), 0);
   if (pairs.length === 0) return [];
   if (pairs.some((pair) => Number(pair.total) / Number(pair.n) > inWindow)) return rawLargestPerWallet(db, window);

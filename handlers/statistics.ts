@@ -60,14 +60,15 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const period = query.period ?? 'month';
   const digestOptions = { startDay: range.startDay, byDay: period === 'day' && wants('cashflow') };
   const noDaily: DailyDigest = { totals: [], months: [], days: [], weekdays: [], wallets: [] };
+  const today = dayIn(now, timeZone);
   const readDaily = async () =>
     summary
-      ? dailyDigest(db, window, dailyDays, timeZone, now, dayIn(now, timeZone), digestOptions)
+      ? dailyDigest(db, window, dailyDays, timeZone, now, today, digestOptions)
       : rawDailyDigest(db, window, dailyDays, timeZone, now, digestOptions);
   const readDimensions = async () =>
-    summary ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }) : sums.rawDimensionSums(db, window);
+    summary ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }, today) : sums.rawDimensionSums(db, window);
   const readLargest = async () =>
-    summary ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }) : sums.rawLargestPerWallet(db, window);
+    summary ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }, today) : sums.rawLargestPerWallet(db, window);
   const [daily, { categories, parties, intents }, largest, balances] = await Promise.all([
     wants('overview', 'activity', 'comparisons', 'cashflow') ? readDaily() : noDaily,
     wants('activity', 'categories', 'parties', 'position') ? readDimensions() : noDimensions,

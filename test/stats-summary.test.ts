@@ -45,6 +45,9 @@ async function summaryAgreesWithRows(t: Test, step: string) {
     ['all time', { preset: 'all_time' as const }, undefined],
     ['past month', { startDate: '2026-10-01', endDate: '2026-10-31' }, undefined],
     ['around today, one wallet', { startDate: '2026-11-01', endDate: '2026-11-30' }, [usd]],
+    // months less their other days (spanPlan): October less its 1st and 2nd, November less the days to come
+    ['mid-month to today', { startDate: '2026-10-03', endDate: '2026-11-19' }, undefined],
+    ['a month less its first day', { startDate: '2026-11-02', endDate: '2026-11-30' }, [usd]],
   ] as const) {
     const range = statsRange(request, NOW, zone)!;
     const window = { userId, from: range.from, before: range.before, walletIds: walletIds ? [...walletIds] : undefined };
@@ -60,14 +63,16 @@ async function summaryAgreesWithRows(t: Test, step: string) {
     t.same(normalised(digest.wallets, (s) => `${s.walletId}|${s.walletName}`), normalised(rawDigest.wallets, (s) => `${s.walletId}|${s.walletName}`), `${step}, ${label}: wallets`);
     const weekdays = (d: typeof digest) => d.weekdays.filter((w) => w.count !== 0).map((w) => `${w.weekday} ${w.count}`).sort();
     t.same(weekdays(digest), weekdays(rawDigest), `${step}, ${label}: weekdays`);
-    const summary = await sums.dimensionSums(api.db, window, { first: range.startDay, last: range.endDay });
+    const summary = await sums.dimensionSums(api.db, window, { first: range.startDay, last: range.endDay }, today);
     const raw = await sums.rawDimensionSums(api.db, window);
     const named = (s: sums.NamedSum) => `${s.id}|${s.name}|${s.slug}`;
     t.same(normalised(summary.categories, named), normalised(raw.categories, named), `${step}, ${label}: categories`);
     t.same(normalised(summary.parties, named), normalised(raw.parties, named), `${step}, ${label}: parties`);
     t.same(normalised(summary.intents, (s) => s.intent), normalised(raw.intents, (s) => s.intent), `${step}, ${label}: intents`);
+    const stored = [...digest.totals, ...digest.months, ...digest.days, ...digest.wallets, ...summary.categories, ...summary.parties, ...summary.intents];
+    t.same(stored.filter((row) => !(row.count > 0)), [], `${step}, ${label}: no group of subtracted days alone`);
     const largest = (rows: sums.LargestRow[]) => rows.map((r) => `${r.id} ${r.type} ${r.currency} ${new Decimal(r.amount).toFixed(4)} ${r.description} ${r.category}`).sort();
-    t.same(largest(await sums.largestPerWallet(api.db, window, { first: range.startDay, last: range.endDay })), largest(await sums.rawLargestPerWallet(api.db, window)), `${step}, ${label}: largest rows`);
+    t.same(largest(await sums.largestPerWallet(api.db, window, { first: range.startDay, last: range.endDay }, today)), largest(await sums.rawLargestPerWallet(api.db, window)), `${step}, ${label}: largest rows`);
   }
   const stats = await api.request('GET', '/api/v1/stats?preset=all_time', { token: owner.token });
   t.equal(stats.status, 200, `${step}: GET /stats answers`);
@@ -196,4 +201,18 @@ t.test('GET /stats reads the summary for a dense ledger only', async (t) => {
   t.match(res.body.data.overview, { total_expenses: 151.5 });
   t.match(res.body.data.activity, { transaction_count: 150, busiest_day: 'Tuesday' });
   t.match(res.body.data.top_categories.expenses, [{ id: null, amount: 151.5, transaction_count: 150 }]);
+});
+
+t.test('spanPlan reads a partial month from its month row when its other days are fewer', async (t) => {
+  const range = (first: string, last: string) => ({ first, last });
+  t.same(sums.spanPlan(range('2026-10-27', '2026-11-26'), '2026-11-26'), {
+    months: range('2026-11-01', '2026-11-01'),
+    plus: [range('2026-10-27', '2026-10-31')],
+    minus: [range('2026-11-27', '2026-11-30')],
+  }, '30 days: the days of October, November less the days to come');
+  t.same(sums.spanPlan(range('2026-01-01', '2026-03-31'), '2026-11-26'), { months: range('2026-01-01', '2026-03-01'), plus: [], minus: [] }, 'whole months');
+  t.same(sums.spanPlan(range('2026-11-16', '2026-11-19'), '2026-11-19'), { plus: [range('2026-11-16', '2026-11-19')], minus: [] }, 'a few days: the days');
+  t.same(sums.spanPlan(range('2026-10-03', '2026-10-31'), '2026-11-19'), { months: range('2026-10-01', '2026-10-01'), plus: [], minus: [range('2026-10-01', '2026-10-02')] }, 'October less its first two days');
+  t.same(sums.spanPlan(range('2026-11-01', '2026-11-15')), { plus: [range('2026-11-01', '2026-11-15')], minus: [] }, 'half a month, no today: the days');
+  t.same(sums.spanPlan(range('2026-11-01', '2026-11-15'), '2026-11-15'), { months: range('2026-11-01', '2026-11-01'), plus: [], minus: [range('2026-11-16', '2026-11-30')] }, 'the current month less the days to come');
 });
