@@ -66,6 +66,11 @@ export interface FeedOptions {
    * page mark are still in flight, e.g. loading what the rows show nested.
    */
   alongside?: (rows: any[]) => Promise<unknown>;
+  /**
+   * The sync horizon, when the caller reads it in a statement of its own work that is under way
+   * already (the transaction list's totals); the page's rows are read after it has returned.
+   */
+  horizon?: Promise<Date>;
   /** Who pages this feed, and its parameters but the page (the table is added to them). */
   marks?: { tokenId: number; feed: string };
 }
@@ -123,7 +128,7 @@ export async function feedPage<Row extends StampedRow>(
   // the previous page's mark is a position written by an earlier request, not data the horizon
   // bounds: read it in the same round trip's wait as the horizon
   const [horizon, mark] = await Promise.all([
-    syncHorizon(db), // before the data it bounds
+    options.horizon ?? syncHorizon(db), // before the data it bounds
     sync && !options.cursor && options.page > 1 ? pageMark(db, table, options, options.page - 1) : undefined,
   ]);
   const narrowed = <Q extends SelectQueryBuilder<any, string, any>>(q: Q): Q => (options.noClientId ? (q.where(`${table}.client_generated_id`, 'is', null) as Q) : q);

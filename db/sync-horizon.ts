@@ -8,20 +8,29 @@
 // never let a client's watermark pass a row that is still to come.
 //
 // The horizon must be read before the data it bounds (a separate, earlier statement): a row
-// that commits between the two is then either visible or stamped after the horizon.
-import { sql, type Kysely } from 'kysely';
+// that commits between the two is then either visible or stamped after the horizon. That
+// earlier statement may do other work besides (syncHorizonExpression), as long as the data's
+// statement starts after it has returned.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
-export async function syncHorizon(db: Kysely<Database>): Promise<Date> {
+/**
+ * The horizon as an expression, for a statement that has its own work to do and runs before the
+ * page's data (the transaction list reads it with its totals: one round trip less).
+ */
+export function syncHorizonExpression(): RawBuilder<Date> {
   // least() ignores the null of "no other open write"; the embedded database has one backend,
   // so there it is always the statement's own time.
-  const { rows } = await sql<{ horizon: Date }>`
-    select date_trunc('milliseconds', least(statement_timestamp(), (
+  return sql<Date>`date_trunc('milliseconds', least(statement_timestamp(), (
       select min(case when backend_xid is not null then xact_start when state = 'active' then query_start end)
         from pg_stat_activity
        where datname = current_database()
          and pid <> pg_backend_pid()
          and backend_type = 'client backend'
-    ))) as horizon`.execute(db);
+    )))`;
+}
+
+export async function syncHorizon(db: Kysely<Database>): Promise<Date> {
+  const { rows } = await sql<{ horizon: Date }>`select ${syncHorizonExpression()} as horizon`.execute(db);
   return rows[0]!.horizon;
 }

@@ -1,24 +1,16 @@
 // Transaction queries: the user's rows, the list filters and their totals (summed in SQL over
-// the whole filtered set), and the records a page of transactions shows nested (wallet,
-// party, group, categories, files, recurring rule, owning transfer), loaded with one query
-// per kind for the whole page, never one per row.
+// the whole filtered set). What a page of transactions shows nested is db/transaction-details.ts.
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
 import { Decimal } from '../domain/money.js';
-import { withIcon, type IconColumns } from './icons.js';
 import type { Database, FilesTable, RecurringRulesTable, TransactionIntent } from './schema.js';
 import { settingOf } from './settings.js';
+import { syncHorizon, syncHorizonExpression } from './sync-horizon.js';
 import { selectSynced, type SyncedRow } from './sync.js';
-import { selectWallets, type WalletTotals } from './wallets.js';
 
 export type TransactionRow = SyncedRow<'transactions'>;
 export type FileRow = Selectable<FilesTable>;
 export type RecurringRuleRow = Selectable<RecurringRulesTable>;
-// The nested records with their icons (the row types of their views).
-type WalletRow = SyncedRow<'wallets'> & IconColumns;
-type PartyRow = SyncedRow<'parties'> & IconColumns;
-type GroupRow = SyncedRow<'groups'> & IconColumns;
-type CategoryRow = SyncedRow<'categories'> & IconColumns;
 
 /** The user's transactions, deleted ones included; callers add filters. */
 export function selectTransactions(db: Kysely<Database>, userId: number): SelectQueryBuilder<any, any, TransactionRow> {
@@ -131,14 +123,20 @@ export async function transactionTotals(db: Kysely<Database>, userId: number, fi
 }
 
 async function summaryTotals(db: Kysely<Database>, userId: number, filters: TransactionFilters): Promise<TransactionTotals> {
+  return totalsOfSummary(db, userId, filters, await summaryRow(db, userId, filters));
+}
+
+/** The summary's sums over the filters' keys (several categories count some rows twice), and the horizon when asked. */
+function summaryRow(db: Kysely<Database>, userId: number, filters: TransactionFilters, withHorizon = false) {
   const zero = sql<string>`0::numeric`;
   const categoryIds = [...new Set(filters.categoryIds ?? [])];
-  const row = await db
+  return db
     .selectFrom('transaction_list_totals')
     .select((eb) => [
       eb.fn.coalesce(eb.fn.sum<string>('total').filterWhere('type', '=', 'income'), zero).as('income'),
       eb.fn.coalesce(eb.fn.sum<string>('total').filterWhere('type', '=', 'expense'), zero).as('expenses'),
       eb.fn.coalesce(eb.fn.sum<string>('count'), sql`0`).as('count'),
+      (withHorizon ? syncHorizonExpression() : sql<Date | null>`null`).as('horizon'),
     ])
     .where('user_id', '=', userId)
     // category 0 holds every transaction; a category's rows hold the transactions linked to it
@@ -148,6 +146,15 @@ async function summaryTotals(db: Kysely<Database>, userId: number, filters: Tran
     .$if(Boolean(filters.intents?.length), (q) => q.where('intent', 'in', filters.intents!))
     .$if(Boolean(filters.excludeTransfers), (q) => q.where('is_transfer', '=', false))
     .executeTakeFirstOrThrow();
+}
+
+async function totalsOfSummary(
+  db: Kysely<Database>,
+  userId: number,
+  filters: TransactionFilters,
+  row: { income: string; expenses: string; count: unknown },
+): Promise<TransactionTotals> {
+  const categoryIds = [...new Set(filters.categoryIds ?? [])];
   let income = new Decimal(String(row.income));
   let expenses = new Decimal(String(row.expenses));
   let count = Number(row.count);
@@ -159,6 +166,22 @@ async function summaryTotals(db: Kysely<Database>, userId: number, filters: Tran
     count -= twice.count;
   }
   return withNet(income.toFixed(), expenses.toFixed(), count);
+}
+
+/**
+ * The totals and the sync horizon of a list that shows both. Totals read from the summary are
+ * one short statement, which then reads the horizon too (a round trip less; it still returns
+ * before the page's rows are read, as the horizon requires). A date window or a search sums
+ * the matching rows, which the page should not wait for: the horizon is then read on its own,
+ * alongside.
+ */
+export function totalsAndHorizon(db: Kysely<Database>, userId: number, filters: TransactionFilters): { totals: Promise<TransactionTotals>; horizon: Promise<Date> } {
+  if (!answeredBySummary(filters)) return { totals: transactionTotals(db, userId, filters), horizon: syncHorizon(db) };
+  const row = summaryRow(db, userId, filters, true);
+  const horizon = row.then((found) => found.horizon!);
+  // a list that fails before it waits for the horizon (a 422 on its parameters) gets the error from its totals
+  horizon.catch(() => undefined);
+  return { totals: row.then((found) => totalsOfSummary(db, userId, filters, found)), horizon };
 }
 
 /** Live matching transactions linked to several of the categories, weighted by links - 1. */
@@ -193,91 +216,4 @@ function withNet(income: string, expenses: string, count: number): TransactionTo
 export async function userTimeZone(db: Kysely<Database>, userId: number): Promise<string | undefined> {
   const zone = await settingOf(db, userId, 'timezone');
   return typeof zone === 'string' && zone !== '' ? zone : undefined;
-}
-
-// ---- what a transaction shows nested ---------------------------------------------------------
-
-export interface TransactionDetails {
-  wallets: Map<number, WalletRow>;
-  walletTotals: Map<number, WalletTotals>;
-  parties: Map<number, PartyRow>;
-  groups: Map<number, GroupRow>;
-  /** By transaction id. */
-  categories: Map<number, CategoryRow[]>;
-  /** By transaction id, oldest first. */
-  files: Map<number, FileRow[]>;
-  /** By transaction id. */
-  rules: Map<number, RecurringRuleRow>;
-  /** Client id parts of owning transfers, by transfer id. */
-  transfers: Map<number, { client_generated_id: string | null; device_token: string | null }>;
-}
-
-/**
- * Everything the rows show nested, one query per kind. The wallet is shown even when deleted
- * (the spec requires it); deleted parties, groups and categories are left out.
- */
-export async function loadTransactionDetails(db: Kysely<Database>, userId: number, rows: TransactionRow[]): Promise<TransactionDetails> {
-  const ids = rows.map((r) => r.id);
-  const idsOf = (pick: (r: TransactionRow) => number | null) => [...new Set(rows.map(pick).filter((id): id is number => id !== null))];
-  const walletIds = idsOf((r) => r.wallet_id);
-  const partyIds = idsOf((r) => r.party_id);
-  const groupIds = idsOf((r) => r.group_id);
-  const transferIds = idsOf((r) => r.transfer_id);
-  const none = Promise.resolve([]);
-
-  const [wallets, parties, groups, categories, files, rules, transfers] = await Promise.all([
-    walletIds.length ? selectWallets(db, userId).where('wallets.id', 'in', walletIds).execute() : none,
-    partyIds.length
-      ? withIcon(selectSynced(db, 'parties', userId), 'parties').where('parties.id', 'in', partyIds).where('parties.deleted_at', 'is', null).execute()
-      : none,
-    groupIds.length
-      ? withIcon(selectSynced(db, 'groups', userId), 'groups').where('groups.id', 'in', groupIds).where('groups.deleted_at', 'is', null).execute()
-      : none,
-    ids.length
-      ? withIcon(selectSynced(db, 'categories', userId), 'categories')
-          .innerJoin('transaction_categories as link', 'link.category_id', 'categories.id')
-          .select('link.transaction_id as linked_transaction_id')
-          .where('link.transaction_id', 'in', ids)
-          .where('categories.deleted_at', 'is', null)
-          .orderBy('categories.id')
-          .execute()
-      : none,
-    ids.length ? attachmentsOf(db, userId, ids) : none,
-    ids.length ? db.selectFrom('recurring_rules').selectAll().where('user_id', '=', userId).where('transaction_id', 'in', ids).execute() : none,
-    transferIds.length ? selectSynced(db, 'transfers', userId).where('transfers.id', 'in', transferIds).execute() : none,
-  ]);
-
-  return {
-    wallets: new Map((wallets as WalletRow[]).map((w) => [w.id, w])),
-    // the wallet rows carry their totals (012): no second read of the same rows
-    walletTotals: new Map((wallets as WalletRow[]).map((w) => [w.id, { total_income: String(w.income_total), total_expense: String(w.expense_total) }])),
-    parties: new Map((parties as PartyRow[]).map((p) => [p.id, p])),
-    groups: new Map((groups as GroupRow[]).map((g) => [g.id, g])),
-    categories: groupBy(categories as Array<CategoryRow & { linked_transaction_id: number }>, (c) => c.linked_transaction_id),
-    files: groupBy(files as FileRow[], (f) => f.transaction_id!),
-    rules: new Map((rules as RecurringRuleRow[]).map((r) => [r.transaction_id, r])),
-    transfers: new Map((transfers as Array<SyncedRow<'transfers'>>).map((t) => [t.id, t])),
-  };
-}
-
-/** The attachments of these transactions, oldest first. */
-export function attachmentsOf(db: Kysely<Database>, userId: number, transactionIds: number[]) {
-  return db
-    .selectFrom('files')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('transaction_id', 'in', transactionIds)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
-  const out = new Map<number, T[]>();
-  for (const item of items) {
-    const list = out.get(key(item));
-    if (list) list.push(item);
-    else out.set(key(item), [item]);
-  }
-  return out;
 }

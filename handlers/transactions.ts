@@ -5,11 +5,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import type { Database } from '../db/schema.js';
+import { loadTransactionDetails } from '../db/transaction-details.js';
 import {
-  loadTransactionDetails,
   lockLiveTransaction,
   selectTransactions,
-  transactionTotals,
+  totalsAndHorizon,
   userTimeZone,
   whereMatches,
   type TransactionFilters,
@@ -70,12 +70,17 @@ async function lockOr404(trx: Transaction<Database>, userId: number, id: number)
 export const transactionHandlers = {
   listTransactions: async (ctx: HandlerContext<'listTransactions'>) => {
     const filters = await listFilters(ctx);
-    // one pass gives the totals and the plain list's count (totals ignore synced_since)
-    const counted = transactionTotals(ctx.db, ctx.user.id, filters);
+    // one pass gives the totals and the plain list's count (totals ignore synced_since), and
+    // when it is short, the sync horizon the page is read under
+    const { totals: counted, horizon } = totalsAndHorizon(ctx.db, ctx.user.id, filters);
     // the nested records load while the page's count and mark are written
     let views: Promise<TransactionView[]> | undefined;
     const [page, totals] = await Promise.all([
-      transactions.list(ctx, (q) => whereMatches(q, filters), async () => (await counted).count, (rows) => (views = present(ctx, rows))),
+      transactions.list(ctx, (q) => whereMatches(q, filters), {
+        countLive: async () => (await counted).count,
+        alongside: (rows) => (views = present(ctx, rows)),
+        horizon,
+      }),
       counted,
     ]);
     return ok({

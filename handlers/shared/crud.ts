@@ -77,11 +77,11 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
     async list(
       ctx: Ctx & { query: ListQuery },
       filter: (q: SelectQueryBuilder<any, any, Row>) => SelectQueryBuilder<any, any, Row> = (q) => q,
-      countLive?: FeedOptions['countLive'],
-      alongside?: (rows: Row[]) => Promise<unknown>,
+      /** What the resource knows or reads on its own: see FeedOptions. */
+      feed: { countLive?: FeedOptions['countLive']; alongside?: (rows: Row[]) => Promise<unknown>; horizon?: FeedOptions['horizon'] } = {},
     ) {
       const bare = config.bare && filter(config.bare(ctx.db, ctx.user.id));
-      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId), countLive, alongside, bare };
+      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId), ...feed, bare };
       const page = await feedPage(ctx.db, filter(config.select(ctx.db, ctx.user.id)), table, options);
       return ok({ ...page.meta, data: page.rows.map(config.view) });
     },

@@ -1,7 +1,8 @@
 // A transaction as the API shows it, with its wallet, party, group and categories nested as
 // full objects (the mobile client requires them) built by their own views.
 import type { components } from '../../generated/api.js';
-import type { RecurringRuleRow, TransactionDetails, TransactionRow } from '../../db/transactions.js';
+import type { TransactionDetails } from '../../db/transaction-details.js';
+import type { RecurringRuleRow, TransactionRow } from '../../db/transactions.js';
 import { formatClientId } from '../../domain/client-id.js';
 import { moneyToJson } from '../../domain/money.js';
 import { toCategory, type CategoryRow, type CategoryView } from './category.js';
