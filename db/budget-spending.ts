@@ -7,15 +7,17 @@
 //   original expense is a counted expense of the same window.
 // Sums are per wallet currency; conversion and the progress numbers are domain/budget-progress.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { currentWindow, previousWindow, type BudgetWindow } from '../domain/budget-periods.js';
+import { currentWindow, type BudgetWindow } from '../domain/budget-periods.js';
 import { isTimeZone } from '../domain/configuration-keys.js';
 import { budgetNumbers, progressJson, type BudgetNumbers, type BudgetProgress, type CurrencySpending } from '../domain/budget-progress.js';
 import { dayIn } from '../domain/stats-periods.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
-import type { DatabaseServices } from './services.js';
-import type { Budget, Database } from './schema.js';
+import type { DatabaseServices, ReadManualRates } from './services.js';
+import type { Budget, Database, JsonValue } from './schema.js';
+import { settingsOf } from './settings.js';
 import { userTimeZone } from './transactions.js';
-import { boundScope, countedExpense, perWalletSql, refundInWindow, summaryPerWalletSql, type Scope } from './budget-window-sql.js';
+import { boundScope, countedExpense, refundInWindow, type Scope } from './budget-window-sql.js';
+import { readRollovers, rollingOf, summedFromRows, summedFromSummary, type WindowRow } from './budget-window-sums.js';
 
 /** The columns of a budgets row this module reads. */
 export type BudgetRef = Pick<
@@ -32,8 +34,23 @@ export interface LiveTargets {
 
 /** The user's time zone (configuration `timezone`), UTC when unset or not one the runtime knows. */
 export async function userTimeZoneOrUtc(db: Kysely<Database>, userId: number): Promise<string> {
-  const zone = await userTimeZone(db, userId);
-  return zone && isTimeZone(zone) ? zone : 'UTC';
+  return zoneOrUtc(await userTimeZone(db, userId));
+}
+
+/** The time zone a configuration value names, UTC when it is none the runtime knows (userTimeZoneOrUtc's rule). */
+function zoneOrUtc(value: JsonValue | undefined): string {
+  return typeof value === 'string' && value !== '' && isTimeZone(value) ? value : 'UTC';
+}
+
+/** What budget progress reads from the user's configuration: their time zone and manual exchange rates. */
+export interface BudgetSettings extends ReadManualRates {
+  timeZone: string;
+}
+
+/** The user's time zone (as userTimeZoneOrUtc) and manual exchange rates, in one statement. */
+export async function budgetSettings(db: Kysely<Database>, userId: number): Promise<BudgetSettings> {
+  const settings = await settingsOf(db, userId, ['timezone', 'manual-exchange-rates']);
+  return { timeZone: zoneOrUtc(settings.get('timezone')), manualRates: settings.get('manual-exchange-rates') };
 }
 
 /** Local "today" of the user (time zone from their settings, UTC if unset) for `now`. */
@@ -95,10 +112,31 @@ export async function spendingOfWindows(
   source: SpendingSource = 'auto',
   targets?: Map<number, LiveTargets>,
 ): Promise<CurrencySpending[][]> {
-  if (items.length === 0) return [];
+  return (await sumsOfWindows(db, items, timeZone, source, targets, false)).spending;
+}
+
+/** Each item's spending (as spendingOfWindows) and, asked for, its rollover_in (as rolloversIn). */
+interface WindowSums {
+  spending: CurrencySpending[][];
+  rollovers: string[];
+}
+
+/**
+ * spendingOfWindows, with the rollovers read by the same statement when `withRollovers` (one
+ * statement fewer for GET /budgets and a budget's progress).
+ */
+async function sumsOfWindows(
+  db: Kysely<Database>,
+  items: BudgetInWindow[],
+  timeZone: string,
+  source: SpendingSource,
+  targets: Map<number, LiveTargets> | undefined,
+  withRollovers: boolean,
+): Promise<WindowSums> {
+  if (items.length === 0) return { spending: [], rollovers: [] };
   const userId = oneOwner(items);
   const live = targets ?? (await liveTargetsOf(db, userId, items.map((item) => item.budget.id)));
-  const rows = items.map(({ budget, window }, index) => {
+  const rows: WindowRow[] = items.map(({ budget, window }, index) => {
     const of = live.get(budget.id)!;
     return {
       item: index,
@@ -111,74 +149,16 @@ export async function spendingOfWindows(
       category_ids: of.categoryIds,
     };
   });
-  const sums = (source === 'raw' ? undefined : await summedFromSummary(db, userId, rows, timeZone)) ?? (await summedFromRows(db, userId, rows));
+  const rolling = withRollovers ? rollingOf(items) : [];
+  const sums =
+    (source === 'raw' ? undefined : await summedFromSummary(db, userId, rows, timeZone, rolling)) ?? (await summedFromRows(db, userId, rows, rolling));
   const spending: CurrencySpending[][] = items.map(() => []);
-  for (const row of sums) spending[row.item].push({ currency: row.currency, gross: String(row.gross), refunds: String(row.refunds) });
-  return spending;
-}
-
-/** A window of spendingOfWindows as its statement reads it (JSON, a row per item). */
-interface WindowRow {
-  item: number;
-  first_day: string;
-  last_day: string;
-  from_at: string;
-  before_at: string;
-  wallet_ids: number[];
-  group_ids: number[];
-  category_ids: number[];
-}
-
-interface SumRow {
-  item: number;
-  currency: string;
-  gross: string;
-  refunds: string;
-}
-
-const WINDOW_COLUMNS = sql`b(item int, first_day date, last_day date, from_at timestamptz, before_at timestamptz, wallet_ids bigint[], group_ids bigint[], category_ids bigint[])`;
-const windowScope = (userId: number): Scope => ({
-  userId,
-  from: sql<Date>`b.from_at`,
-  before: sql<Date>`b.before_at`,
-  walletIds: sql`b.wallet_ids`,
-  groupIds: sql`b.group_ids`,
-  categoryIds: sql`b.category_ids`,
-});
-
-/**
- * The sums from migration 023's summary, or undefined when it is not kept in `timeZone` (a zone
- * PostgreSQL does not know, or one that changed since the caller read it). Checked once, in the
- * statement's own snapshot: a statement holding the raw branch as well (a one-time filter in
- * each of the 50 lateral subqueries) cost twice the planning and a budget_sum_zone call per
- * branch and window.
- */
-async function summedFromSummary(db: Kysely<Database>, userId: number, rows: WindowRow[], timeZone: string): Promise<SumRow[] | undefined> {
-  const { rows: sums } = await sql<SumRow>`
-    with summary as materialized (select budget_sum_zone(${userId}) = ${timeZone} as kept)
-    select b.item, w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
-    from summary
-    cross join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as ${WINDOW_COLUMNS}
-    cross join lateral (${summaryPerWalletSql(windowScope(userId), { first: sql`b.first_day`, last: sql`b.last_day` })}) s
-    join wallets w on w.id = s.wallet_id
-    where summary.kept
-    group by b.item, w.currency
-    union all
-    select -1, null, null, null from summary where not summary.kept
-    order by 1, 2`.execute(db);
-  return sums.some((row) => row.item === -1) ? undefined : sums;
-}
-
-/** The sums from the raw rows, each window scanned over the (user_id, type, datetime) index. */
-async function summedFromRows(db: Kysely<Database>, userId: number, rows: WindowRow[]): Promise<SumRow[]> {
-  const { rows: sums } = await sql<SumRow>`
-    select b.item, w.currency, sum(s.gross)::text as gross, sum(s.refunds)::text as refunds
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as ${WINDOW_COLUMNS}
-    cross join lateral (${perWalletSql(windowScope(userId))}) s
-    join wallets w on w.id = s.wallet_id
-    group by b.item, w.currency
-    order by b.item, w.currency`.execute(db);
-  return sums;
+  const rollovers = items.map(() => '0');
+  for (const row of sums) {
+    if (row.currency === null) rollovers[row.item] = String(row.rollover);
+    else spending[row.item].push({ currency: row.currency, gross: String(row.gross), refunds: String(row.refunds) });
+  }
+  return { spending, rollovers };
 }
 
 function oneOwner(items: BudgetInWindow[]): number {
@@ -197,11 +177,18 @@ export async function budgetSpending(db: Kysely<Database>, budget: BudgetRef, wi
  * Rates into `currency` for these currencies: the user's manual rate first, then the stored
  * rate (services.rates, the one rate lookup of the app). null where no rate is known.
  */
-export async function ratesInto(db: Kysely<Database>, services: DatabaseServices, userId: number, currency: string, from: string[]): Promise<Map<string, string | null>> {
+export async function ratesInto(
+  db: Kysely<Database>,
+  services: DatabaseServices,
+  userId: number,
+  currency: string,
+  from: string[],
+  read?: ReadManualRates,
+): Promise<Map<string, string | null>> {
   const rates = new Map<string, string | null>();
   for (const code of new Set(from)) {
     if (code === currency) rates.set(code, '1');
-    else rates.set(code, (await services.rates.rate(db, userId, code, currency, services.now()))?.toFixed() ?? null);
+    else rates.set(code, (await services.rates.rate(db, userId, code, currency, services.now(), read))?.toFixed() ?? null);
   }
   return rates;
 }
@@ -233,22 +220,10 @@ export function withoutProvider<Services extends DatabaseServices>(services: Ser
  * has run); else "0". One query for all of them.
  */
 export async function rolloversIn(db: Kysely<Database>, items: BudgetInWindow[]): Promise<string[]> {
-  const rolling = items.flatMap(({ budget, window }, index) =>
-    budget.rollover_enabled && previousWindow(budget, window) !== null ? [{ item: index, budget_id: budget.id, window_start: window.start }] : [],
-  );
+  const rolling = rollingOf(items);
   const rollovers = items.map(() => '0');
   if (rolling.length === 0) return rollovers;
-  const { rows } = await sql<{ item: number; rollover_out: string }>`
-    select b.item, s.rollover_out::text as rollover_out
-    from jsonb_to_recordset(${JSON.stringify(rolling)}::jsonb) as b(item int, budget_id bigint, window_start date)
-    cross join lateral (
-      select p.rollover_out from budget_period_states p
-      where p.budget_id = b.budget_id and p.user_id = ${oneOwner(items)} and p.period_end < b.window_start
-        and p.closed_at is not null and p.deleted_at is null
-      order by p.period_end desc
-      limit 1
-    ) s`.execute(db);
-  for (const row of rows) rollovers[row.item] = String(row.rollover_out);
+  for (const row of await readRollovers(db, oneOwner(items), rolling)) rollovers[row.item] = String(row.rollover);
   return rollovers;
 }
 
@@ -256,10 +231,18 @@ export async function rolloverInFor(db: Kysely<Database>, budget: BudgetRef, win
   return (await rolloversIn(db, [{ budget, window }]))[0];
 }
 
+/** What a caller of the many-budget functions may already have read, so it is not read again. */
+export interface ReadInputs {
+  /** The budgets' live targets. */
+  targets?: Map<number, LiveTargets>;
+  /** The user's manual exchange rates. */
+  manual?: ReadManualRates;
+}
+
 /**
  * The exact numbers of each item's window; `today` decides the projection. A constant number
- * of queries however many items: targets, spending, rollovers, and one rate lookup per
- * budget currency.
+ * of queries however many items: targets (unless read), spending with rollovers, and a rate
+ * lookup per budget currency (none for pairs the manual rates cover, once they are read).
  */
 export async function numbersOfWindows(
   db: Kysely<Database>,
@@ -267,15 +250,15 @@ export async function numbersOfWindows(
   items: BudgetInWindow[],
   today: string,
   timeZone: string,
-  targets?: Map<number, LiveTargets>,
+  read: ReadInputs = {},
 ): Promise<BudgetNumbers[]> {
   if (items.length === 0) return [];
-  const [spending, rollovers] = await Promise.all([spendingOfWindows(db, items, timeZone, 'auto', targets), rolloversIn(db, items)]);
+  const { spending, rollovers } = await sumsOfWindows(db, items, timeZone, 'auto', read.targets, true);
   const userId = oneOwner(items);
   const ratesByCurrency = new Map<string, Map<string, string | null>>();
   for (const currency of new Set(items.map((item) => item.budget.currency))) {
     const from = items.flatMap((item, index) => (item.budget.currency === currency ? spending[index].map((row) => row.currency) : []));
-    ratesByCurrency.set(currency, await ratesInto(db, services, userId, currency, from));
+    ratesByCurrency.set(currency, await ratesInto(db, services, userId, currency, from, read.manual));
   }
   return items.map(({ budget, window }, index) =>
     budgetNumbers({
@@ -321,7 +304,7 @@ export async function progressInWindow(
 
 /**
  * The progress of each budget's window containing the user's local today at `now` (for
- * responses); budgets of one user. `targets`: their live targets, when the caller has read them.
+ * responses); budgets of one user. `read`: what the caller has already read of them.
  */
 export async function progressOfBudgets(
   db: Kysely<Database>,
@@ -329,13 +312,13 @@ export async function progressOfBudgets(
   budgets: BudgetRef[],
   now: Date,
   timeZone?: string,
-  targets?: Map<number, LiveTargets>,
+  read?: ReadInputs,
 ): Promise<BudgetProgress[]> {
   if (budgets.length === 0) return [];
   const zone = timeZone ?? (await userTimeZoneOrUtc(db, budgets[0].user_id));
   const today = dayIn(now, zone);
   const items = budgets.map((budget) => ({ budget, window: currentWindow(budget, today) }));
-  return (await numbersOfWindows(db, services, items, today, zone, targets)).map(progressJson);
+  return (await numbersOfWindows(db, services, items, today, zone, read)).map(progressJson);
 }
 
 export async function progressOfBudget(db: Kysely<Database>, services: DatabaseServices, budget: BudgetRef, now: Date, timeZone?: string): Promise<BudgetProgress> {

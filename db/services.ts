@@ -3,13 +3,28 @@
 // db/ never imports server/.
 import type { Kysely } from 'kysely';
 import type { Decimal } from '../domain/money.js';
-import type { Database } from './schema.js';
+import type { Database, JsonValue } from './schema.js';
+
+/**
+ * The user's `manual-exchange-rates` configuration value as the caller has just read it
+ * (undefined: not set), so a lookup for many pairs does not read it once per pair.
+ */
+export interface ReadManualRates {
+  manualRates: JsonValue | undefined;
+}
 
 export interface RateService {
   /** Units of `to` per one unit of `from` for this user; 1 for the same currency; undefined when unknown. */
-  rate(db: Kysely<Database>, userId: number, from: string, to: string, now: Date): Promise<Decimal | undefined>;
-  /** Rates from `base` to each currency, and the currencies with no rate. */
-  rates(db: Kysely<Database>, userId: number, base: string, currencies: string[], now: Date): Promise<{ rates: Map<string, Decimal>; unavailable: string[] }>;
+  rate(db: Kysely<Database>, userId: number, from: string, to: string, now: Date, read?: ReadManualRates): Promise<Decimal | undefined>;
+  /** Rates from `base` to each currency, and the currencies with no rate. `read`: the manual rates, when the caller has them. */
+  rates(
+    db: Kysely<Database>,
+    userId: number,
+    base: string,
+    currencies: string[],
+    now: Date,
+    read?: ReadManualRates,
+  ): Promise<{ rates: Map<string, Decimal>; unavailable: string[] }>;
   /**
    * The same lookup without a remote provider (manual, remembered and stored rates, and a local
    * provider such as the bundled table): what code inside a database transaction uses, so no

@@ -14,3 +14,15 @@ export async function settingOf(db: Kysely<Database>, userId: number, key: strin
     .executeTakeFirst();
   return row?.value;
 }
+
+/** The live values of several of the user's configuration entries in one statement (keys not set are absent). */
+export async function settingsOf(db: Kysely<Database>, userId: number, keys: string[]): Promise<Map<string, JsonValue>> {
+  const rows = await db
+    .selectFrom('configurations')
+    .select(['key', 'value'])
+    .where('user_id', '=', userId)
+    .where('key', 'in', keys)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return new Map(rows.map((row) => [row.key, row.value]));
+}

@@ -3,7 +3,7 @@
 // a set) and its progress, computed for every response by db/budget-spending.ts. Closing
 // windows and the period-state feed are in budget-periods.ts.
 import type { Kysely } from 'kysely';
-import { countedTransactionsQuery, progressOfBudget, progressOfBudgets, ratesInto, userTimeZoneOrUtc } from '../db/budget-spending.js';
+import { budgetSettings, countedTransactionsQuery, progressOfBudget, progressOfBudgets, ratesInto, userTimeZoneOrUtc } from '../db/budget-spending.js';
 import { invalidTargets, replaceTargets, selectBudgets, targetIdsOf, targetsOf, uniqueTargets, type BudgetRow, type TargetInput } from '../db/budgets.js';
 import { pageMeta, pageOffset } from '../db/feed.js';
 import type { BudgetPeriodType, Database } from '../db/schema.js';
@@ -44,9 +44,10 @@ interface PresentCtx {
 async function present(ctx: PresentCtx, rows: BudgetRow[]): Promise<BudgetView[]> {
   const { db, services, user } = ctx;
   const now = services.now();
-  const [targets, zone] = await Promise.all([targetsOf(db, user.id, rows.map((row) => row.id)), userTimeZoneOrUtc(db, user.id)]);
-  // the targets just read are the live ones spending counts by: not read a second time
-  const progress = await progressOfBudgets(db, services, rows, now, zone, targetIdsOf(targets));
+  const [targets, settings] = await Promise.all([targetsOf(db, user.id, rows.map((row) => row.id)), budgetSettings(db, user.id)]);
+  // the targets just read are the live ones spending counts by, and the manual rates are read
+  // with the time zone: neither is read a second time (the rates not once per currency pair)
+  const progress = await progressOfBudgets(db, services, rows, now, settings.timeZone, { targets: targetIdsOf(targets), manual: settings });
   return rows.map((row, index) => toBudget(row, targets.get(row.id) ?? [], progress[index]));
 }
 

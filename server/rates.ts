@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import { settingOf } from '../db/settings.js';
 import type { Database, JsonValue } from '../db/schema.js';
 import { Decimal } from '../domain/money.js';
-import type { RateService } from '../db/services.js';
+import type { RateService, ReadManualRates } from '../db/services.js';
 import { ProviderUnavailableError, type RatesProvider, type RatesQuote } from './rate-providers.js';
 
 export interface RateServiceOptions {
@@ -83,15 +83,15 @@ class LayeredRateService implements RateService {
     return new LayeredRateService(this.options, false, this.shared ?? this);
   }
 
-  async rate(db: Kysely<Database>, userId: number, from: string, to: string, now: Date): Promise<Decimal | undefined> {
-    const { rates } = await this.rates(db, userId, from, [to], now);
+  async rate(db: Kysely<Database>, userId: number, from: string, to: string, now: Date, read?: ReadManualRates): Promise<Decimal | undefined> {
+    const { rates } = await this.rates(db, userId, from, [to], now, read);
     return rates.get(to.toUpperCase());
   }
 
-  async rates(db: Kysely<Database>, userId: number, base: string, currencies: string[], now: Date) {
+  async rates(db: Kysely<Database>, userId: number, base: string, currencies: string[], now: Date, read?: ReadManualRates) {
     const from = base.toUpperCase();
     const rates = new Map<string, Decimal>();
-    const manual = parseManualRates(await settingOf(db, userId, 'manual-exchange-rates'));
+    const manual = parseManualRates(read ? read.manualRates : await settingOf(db, userId, 'manual-exchange-rates'));
     let missing: string[] = [];
     for (const code of new Set(currencies.map((c) => c.toUpperCase()))) {
       const known = code === from ? ONE : manualRate(manual, from, code);
