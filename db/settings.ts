@@ -5,14 +5,7 @@ import type { Database, JsonValue } from './schema.js';
 
 /** The live value of the user's configuration `key`, or undefined when it is not set. */
 export async function settingOf(db: Kysely<Database>, userId: number, key: string): Promise<JsonValue | undefined> {
-  const row = await db
-    .selectFrom('configurations')
-    .select('value')
-    .where('user_id', '=', userId)
-    .where('key', '=', key)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return row?.value;
+  return (await settingsOf(db, userId, [key])).get(key);
 }
 
 /** The live values of several of the user's configuration entries in one statement (keys not set are absent). */

@@ -94,22 +94,17 @@ function summarySpan(window: StatsWindow, days: DayRange, startDay: string, time
   return sql.join([...arms, todayArm], sql` union all `);
 }
 
-/** Transaction counts per day (day, count) of the current window's days: the day table, today from the raw rows. */
-function summaryDayCounts(window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string) {
-  return sql`
-      select s.day, s.count
-      from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
-      union all
-      select day, count from (${todayRows(window, days, timeZone, now, today)}) x`;
-}
+/** The per-day columns summaryDays gives (all of them unless asked for fewer). */
+type DayColumn = 'day' | 'type' | 'wallet_id' | 'total' | 'count';
 
-/** Per-day rows (day, type, wallet_id, total, count) of `days`: the day table, today from the raw rows. */
-function summaryDays(window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string) {
+/** Per-day rows (day, type, wallet_id, total, count, or `columns`) of `days`: the day table, today from the raw rows. */
+function summaryDays(window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string, columns: DayColumn[] = ['day', 'type', 'wallet_id', 'total', 'count']) {
+  const of = (alias: string) => sql.join(columns.map((column) => sql.ref(`${alias}.${column}`)));
   return sql`
-      select s.day, s.type, s.wallet_id, s.total, s.count
+      select ${of('s')}
       from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
       union all
-      select day, type, wallet_id, total, count from (${todayRows(window, days, timeZone, now, today)}) x`;
+      select ${of('x')} from (${todayRows(window, days, timeZone, now, today)}) x`;
 }
 
 /** The window's rows by local day, type, wallet, window and `past`: one index-only scan of the live-window index (013). */
@@ -173,7 +168,8 @@ export function dailyDigest(db: Kysely<Database>, window: StatsWindow, days: Day
     db,
     {
       span: summarySpan(window, days, options.startDay, timeZone, now, today),
-      dayCounts: summaryDayCounts(window, { first: options.startDay, last: days.last }, timeZone, now, today),
+      // weekday counts need no currency: (day, count) alone, no wallet join
+      dayCounts: summaryDays(window, { first: options.startDay, last: days.last }, timeZone, now, today, ['day', 'count']),
       perDay: summaryDays(window, days, timeZone, now, today),
     },
     options,

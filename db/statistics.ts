@@ -135,14 +135,6 @@ export interface DimensionSums {
 const walletsOf = (alias: string, window: StatsWindow) =>
   window.walletIds?.length ? sql`and ${sql.ref(`${alias}.wallet_id`)} = any(${window.walletIds}::bigint[])` : sql``;
 
-/** The first days of the first and the last whole month within `days`; undefined when none is. */
-export function wholeMonths(days: DayRange): DayRange | undefined {
-  const monthOf = (day: string) => `${day.slice(0, 8)}01`;
-  const first = days.first.endsWith('-01') ? days.first : addMonths(monthOf(days.first), 1);
-  const last = addDays(days.last, 1).endsWith('-01') ? monthOf(days.last) : addMonths(monthOf(days.last), -1);
-  return first <= last ? { first, last } : undefined;
-}
-
 /** How `days` is read from a day table and its monthly rollup (migration 024). */
 export interface SpanPlan {
   /** First days of the months read from the rollup; undefined when none is. */
