@@ -1,5 +1,5 @@
 // The job queue on the test's database (embedded or PostgreSQL): queued jobs run, once each;
-// jobs marked resumeAtStart run once as the runner starts.
+// jobs marked resumeAtStart run once as the runner starts; a sent job wakes its idle worker.
 import t from 'tap';
 import { JobRunner, type JobDefinition } from '../server/jobs.js';
 import { startApp } from './helpers/harness.js';
@@ -30,4 +30,18 @@ t.test('a job that drains left-over work runs once as the runner starts, unasked
   while (runs.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
   await runner.stop();
   t.same(runs, ['draining', 'draining'], 'the draining job ran at start; the other did not');
+});
+
+t.test('a sent job wakes an idle worker rather than waiting for its next poll', { timeout: 60_000 }, async (t) => {
+  const seen: number[] = [];
+  const counting: JobDefinition<{ n: number }> = { name: 'test-woken', run: async (_ctx, data) => void seen.push(data.n) };
+  // a poll every 10 minutes: only the wake-up can run the job within the test
+  const runner = new JobRunner(api.connectionString, [counting], { db: api.db, services: api.app.services, log: api.app.log }, 600);
+  await runner.start();
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the worker's first (empty) fetch is over: it sleeps
+  await runner.send('test-woken', { n: 1 });
+  const deadline = Date.now() + 30_000;
+  while (seen.length < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  await runner.stop();
+  t.same(seen, [1], 'the job ran without a poll');
 });
