@@ -9,7 +9,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import { addDays } from '../domain/stats-periods.js';
-import { dayWithin, spanPlan, summaryRows, toSum, type CurrencySum, type DayRange, type StatsWindow } from './statistics.js';
+import { toSum, type CurrencySum, type StatsWindow } from './statistics.js';
+import { dayWithin, spanPlan, yearPlan, type DayRange } from './statistics-span.js';
 
 /** A sum of the current window (`current`) or of the window of as many days before it. */
 export interface WindowSum extends CurrencySum {
@@ -74,17 +75,22 @@ function pieces(days: DayRange, startDay: string, today: string): Piece[] {
  * Sums per type, wallet, day (or month), window (`current`) and `past` over `days`: each piece
  * read as spanPlan says (its whole months, and the current month less the days to come, from
  * the monthly rollup; other days from the day table, with the days a month row holds beyond
- * the piece subtracted), today from the raw rows split at `now`. The flags are the piece's, so
- * a subtracted day nets against its month row whatever window it lies in; a month row's `day`
+ * the piece subtracted), or for a daily trend (`byDay`) from the day table alone, so the days
+ * are read once; today from the raw rows split at `now`. The flags are the piece's, so a
+ * subtracted day nets against its month row whatever window it lies in; a month row's `day`
  * is the month's first day, a subtracted day's is in that month: both give the same month.
  */
-function summarySpan(window: StatsWindow, days: DayRange, startDay: string, timeZone: string, now: Date, today: string) {
+function summarySpan(window: StatsWindow, days: DayRange, startDay: string, timeZone: string, now: Date, today: string, byDay: boolean) {
   const arms: RawBuilder<unknown>[] = [];
   const arm = (table: string, sign: number, piece: Piece, ranges: DayRange[]) => sql`
       select s.day, s.type, s.wallet_id, ${sql.lit(piece.current)} as current, ${sql.lit(piece.past)} as past, sum(s.total) * ${sql.lit(sign)} as total, sum(s.count) * ${sql.lit(sign)} as count
       from ${sql.table(table)} s where s.user_id = ${window.userId} and ${dayWithin('s', ranges)} ${walletFilterOf(window, 's')}
       group by 1, 2, 3`;
   for (const piece of pieces(days, startDay, today)) {
+    if (byDay) {
+      arms.push(arm('stats_day_sums', 1, piece, [piece]));
+      continue;
+    }
     const plan = spanPlan(piece, today);
     if (plan.months) arms.push(arm('stats_month_sums', 1, piece, [plan.months]));
     if (plan.plus.length) arms.push(arm('stats_day_sums', 1, piece, plan.plus));
@@ -94,17 +100,25 @@ function summarySpan(window: StatsWindow, days: DayRange, startDay: string, time
   return sql.join([...arms, todayArm], sql` union all `);
 }
 
-/** The per-day columns summaryDays gives (all of them unless asked for fewer). */
-type DayColumn = 'day' | 'type' | 'wallet_id' | 'total' | 'count';
-
-/** Per-day rows (day, type, wallet_id, total, count, or `columns`) of `days`: the day table, today from the raw rows. */
-function summaryDays(window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string, columns: DayColumn[] = ['day', 'type', 'wallet_id', 'total', 'count']) {
-  const of = (alias: string) => sql.join(columns.map((column) => sql.ref(`${alias}.${column}`)));
-  return sql`
-      select ${of('s')}
-      from ${summaryRows('stats_day_sums', window, days)} and s.day <> ${today}::date
-      union all
-      select ${of('x')} from (${todayRows(window, days, timeZone, now, today)}) x`;
+/**
+ * (weekday, count) of `days` from the summary: whole years from the weekday counts of 028 (the
+ * last year less its days after `days` when those are all to come), the other days from the day
+ * table, subtracted days negated. Counts need no split at `now`, so today is the summary's too.
+ */
+function summaryWeekdays(window: StatsWindow, days: DayRange, today: string) {
+  const plan = yearPlan(days, today);
+  const read = (table: string, weekday: RawBuilder<unknown>, count: RawBuilder<unknown>, ranges: DayRange[]) => sql`
+      select ${weekday} as weekday, ${count} as count
+      from ${sql.table(table)} s where s.user_id = ${window.userId} and ${dayWithin('s', ranges)} ${walletFilterOf(window, 's')}`;
+  const dayWeekday = sql`extract(isodow from s.day)::smallint`;
+  return sql.join(
+    [
+      ...(plan.years ? [read('stats_weekday_year_sums', sql`s.weekday`, sql`s.count`, [plan.years])] : []),
+      ...(plan.minus.length ? [read('stats_day_sums', dayWeekday, sql`-s.count`, plan.minus)] : []),
+      ...(plan.rest.length ? [read('stats_day_sums', dayWeekday, sql`s.count`, plan.rest)] : []),
+    ],
+    sql` union all `,
+  );
 }
 
 /** The window's rows by local day, type, wallet, window and `past`: one index-only scan of the live-window index (013). */
@@ -122,12 +136,13 @@ const rawDays = (window: StatsWindow, days: DayRange, startDay: string, timeZone
 interface DigestSources {
   /** CTEs the relations below may name. */
   prelude?: RawBuilder<unknown>;
-  /** (day or month's first day, type, wallet_id, current, past, total, count) over both windows; counts may be negative (subtracted days). */
+  /**
+   * (day or month's first day, type, wallet_id, current, past, total, count) over both windows;
+   * counts may be negative (subtracted days). Per day for a daily trend.
+   */
   span: RawBuilder<unknown>;
-  /** (day, count) by day over the current window. */
-  dayCounts: RawBuilder<unknown>;
-  /** (day, type, wallet_id, total, count) by day over both windows; only read for a daily trend. */
-  perDay: RawBuilder<unknown>;
+  /** (weekday, count) over the current window; when absent the span is per day and gives them. */
+  weekdays?: RawBuilder<unknown>;
 }
 
 /** The digest in one statement. Each bucket keeps only a positive count: one made of subtracted days alone nets to 0 and did not exist. */
@@ -146,11 +161,16 @@ async function digest(db: Kysely<Database>, sources: DigestSources, options: Dig
     select 'wallet', true, null, type, currency, null, wallet_id, wallet_name, sum(total), sum(count)
       from d where current and type = 'expense' group by wallet_id, wallet_name, type, currency having sum(count) > 0
     union all
-    select 'weekday', true, null, null, null, extract(isodow from day)::text, null, null, null, sum(count)
-      from (${sources.dayCounts}) c group by 6
+    ${
+      sources.weekdays
+        ? sql`select 'weekday', true, null, null, null, weekday::text, null, null, null, sum(count)
+      from (${sources.weekdays}) c group by 6 having sum(count) > 0`
+        : sql`select 'weekday', true, null, null, null, extract(isodow from day)::text, null, null, null, sum(count)
+      from d where current group by 6`
+    }
     ${options.byDay ? sql`union all
-    select 'day', x.day >= ${options.startDay}::date, null, x.type, w.currency, x.day::text, null, null, sum(x.total), sum(x.count)
-      from (${sources.perDay}) x join wallets w on w.id = x.wallet_id where x.type = 'expense' group by 2, x.day, x.type, w.currency` : sql``}`.execute(db);
+    select 'day', current, null, type, currency, day::text, null, null, sum(total), sum(count)
+      from d where type = 'expense' group by current, day, type, currency` : sql``}`.execute(db);
   const of = (kind: string) => rows.filter((row) => row.kind === kind);
   const windowSum = (row: any): WindowSum => ({ ...toSum(row), current: row.current });
   return {
@@ -164,24 +184,14 @@ async function digest(db: Kysely<Database>, sources: DigestSources, options: Dig
 
 /** The digest of the days `days` (the previous window's first to the current one's last) from the summary. */
 export function dailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string, options: DigestOptions): Promise<DailyDigest> {
-  return digest(
-    db,
-    {
-      span: summarySpan(window, days, options.startDay, timeZone, now, today),
-      // weekday counts need no currency: (day, count) alone, no wallet join
-      dayCounts: summaryDays(window, { first: options.startDay, last: days.last }, timeZone, now, today, ['day', 'count']),
-      perDay: summaryDays(window, days, timeZone, now, today),
-    },
-    options,
-  );
+  const span = summarySpan(window, days, options.startDay, timeZone, now, today, options.byDay);
+  // a daily trend's span is per day and gives the weekday counts itself
+  const weekdays = options.byDay ? undefined : summaryWeekdays(window, { first: options.startDay, last: days.last }, today);
+  return digest(db, { span, weekdays }, options);
 }
 
-/** dailyDigest from the raw rows (scanned once). */
+/** dailyDigest from the raw rows (scanned once, per day). */
 export function rawDailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, options: DigestOptions): Promise<DailyDigest> {
   const prelude = sql`raw as materialized (${rawDays(window, days, options.startDay, timeZone, now)})`;
-  return digest(
-    db,
-    { prelude, span: sql`select day, type, wallet_id, current, past, total, count from raw`, dayCounts: sql`select day, count from raw where current`, perDay: sql`select day, type, wallet_id, total, count from raw` },
-    options,
-  );
+  return digest(db, { prelude, span: sql`select day, type, wallet_id, current, past, total, count from raw` }, options);
 }

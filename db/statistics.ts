@@ -10,7 +10,7 @@
 // migration 013); they are also the recomputation the tests compare the summary with.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
-import { addDays, addMonths, daysBetween } from '../domain/stats-periods.js';
+import { dayWithin, spanArms, type DayRange } from './statistics-span.js';
 import type { Database, JsonValue, TransactionIntent } from './schema.js';
 
 export interface StatsWindow {
@@ -114,13 +114,6 @@ export async function summaryPays(db: Kysely<Database>, userId: number, timeZone
   return (await statsSetup(db, userId)).summaryPays(timeZone);
 }
 
-export interface DayRange {
-  /** First local day, `YYYY-MM-DD`. */
-  first: string;
-  /** Last local day, inclusive. */
-  last: string;
-}
-
 export const summaryRows = (table: string, window: StatsWindow, days: DayRange) =>
   sql`${sql.table(table)} s where s.user_id = ${window.userId} and s.day between ${days.first}::date and ${days.last}::date ${walletsOf('s', window)}`;
 
@@ -135,91 +128,26 @@ export interface DimensionSums {
 const walletsOf = (alias: string, window: StatsWindow) =>
   window.walletIds?.length ? sql`and ${sql.ref(`${alias}.wallet_id`)} = any(${window.walletIds}::bigint[])` : sql``;
 
-/** How `days` is read from a day table and its monthly rollup (migration 024). */
-export interface SpanPlan {
-  /** First days of the months read from the rollup; undefined when none is. */
-  months?: DayRange;
-  /** Day ranges added from the day table. */
-  plus: DayRange[];
-  /** Day ranges subtracted: the days of a rollup month that lie outside `days`. */
-  minus: DayRange[];
-}
-
-const monthStart = (day: string) => `${day.slice(0, 8)}01`;
-const monthEnd = (day: string) => addDays(addMonths(monthStart(day), 1), -1);
-
-/**
- * The whole months of `days` from the rollup, and each partial month at either end either from
- * its days, or from its month row minus the month's other days, whichever reads fewer days
- * (sums and counts are exact, so the difference is the same sum). Days after `today` count as
- * free: only future-dated rows fall on them, so the current month is its month row minus the
- * days still to come. A month row costs about one day's rows, hence the `+ 1`.
- */
-export function spanPlan(days: DayRange, today?: string): SpanPlan {
-  const cost = (ranges: DayRange[]) =>
-    ranges.reduce((n, r) => {
-      const last = today !== undefined && today < r.last ? today : r.last;
-      return n + (r.first <= last ? daysBetween(r.first, last) + 1 : 0);
-    }, 0);
-  const useMonth = (direct: DayRange, complement: DayRange[]) => cost(complement) + 1 < cost([direct]);
-  const nonEmpty = (r: DayRange) => r.first <= r.last;
-  const [firstMonth, lastMonth] = [monthStart(days.first), monthStart(days.last)];
-  if (firstMonth === lastMonth) {
-    const complement = [
-      { first: firstMonth, last: addDays(days.first, -1) },
-      { first: addDays(days.last, 1), last: monthEnd(days.last) },
-    ].filter(nonEmpty);
-    return complement.length === 0 || useMonth(days, complement)
-      ? { months: { first: firstMonth, last: firstMonth }, plus: [], minus: complement }
-      : { plus: [days], minus: [] };
-  }
-  const plan: SpanPlan = { plus: [], minus: [] };
-  let [first, last] = [firstMonth, lastMonth];
-  if (days.first !== firstMonth) {
-    const [direct, complement] = [{ first: days.first, last: monthEnd(days.first) }, { first: firstMonth, last: addDays(days.first, -1) }];
-    if (useMonth(direct, [complement])) plan.minus.push(complement);
-    else [plan.plus, first] = [[...plan.plus, direct], addMonths(firstMonth, 1)];
-  }
-  if (days.last !== monthEnd(days.last)) {
-    const [direct, complement] = [{ first: lastMonth, last: days.last }, { first: addDays(days.last, 1), last: monthEnd(days.last) }];
-    if (useMonth(direct, [complement])) plan.minus.push(complement);
-    else [plan.plus, last] = [[...plan.plus, direct], addMonths(lastMonth, -1)];
-  }
-  if (first <= last) plan.months = { first, last };
-  return plan;
-}
-
-/** `alias.day` in any of `ranges` (false when there is none). */
-export const dayWithin = (alias: string, ranges: DayRange[]) =>
-  ranges.length === 0
-    ? sql`false`
-    : sql`(${sql.join(ranges.map((r) => sql`${sql.ref(`${alias}.day`)} between ${r.first}::date and ${r.last}::date`), sql` or `)})`;
-
-/** The key column of each per-day summary table (its monthly rollup has the same columns). */
+/** The key column of each per-day summary table (its monthly and yearly rollups have the same columns). */
 const SUMMARY_KEYS: Record<string, string> = { stats_day_sums: 'intent', stats_category_day_sums: 'category_id', stats_party_day_sums: 'party_id' };
 
 /**
  * The rows (day, wallet_id, type, key, total, count) of a per-day summary table over `days`
- * (aliased s) as spanPlan reads them; the days subtracted from a month row come negated. Keep
- * the groups whose count is above 0: every stored row counts at least one transaction, so a
- * group of subtracted days alone nets to 0 and did not exist.
+ * (aliased s) as spanArms reads them (whole years and months from the rollups); the days
+ * subtracted from a month or year row come negated. Keep the groups whose count is above 0:
+ * every stored row counts at least one transaction, so a group of subtracted days alone nets to
+ * 0 and did not exist.
  */
 export function spanRows(dayTable: string, window: StatsWindow, days: DayRange, today?: string) {
-  const plan = spanPlan(days, today);
   const key = SUMMARY_KEYS[dayTable];
-  const arm = (table: string, alias: string, negated: boolean, ranges: DayRange[]) => {
-    const column = (name: string) => sql.ref(`${alias}.${name}`);
+  const arms = spanArms(dayTable, days, today, true).map(({ table, ranges, negated }) => {
+    const column = (name: string) => sql.ref(`s.${name}`);
     const [total, count] = negated ? [sql`-${column('total')}`, sql`-${column('count')}`] : [column('total'), column('count')];
     return sql`
     select ${column('day')} as day, ${column('wallet_id')} as wallet_id, ${column('type')} as type, ${column(key)} as ${sql.id(key)}, ${total} as total, ${count} as count
-      from ${sql.table(table)} ${sql.ref(alias)}
-     where ${column('user_id')} = ${window.userId} and ${dayWithin(alias, ranges)} ${walletsOf(alias, window)}`;
-  };
-  const arms = [
-    ...(plan.months ? [arm(dayTable.replace('_day_sums', '_month_sums'), 'm', false, [plan.months])] : []),
-    ...(plan.plus.length ? [arm(dayTable, 'd', false, plan.plus)] : []),
-    ...(plan.minus.length ? [arm(dayTable, 'c', true, plan.minus)] : []),
-  ];
+      from ${sql.table(table)} s
+     where ${column('user_id')} = ${window.userId} and ${dayWithin('s', ranges)} ${walletsOf('s', window)}`;
+  });
   return sql`(${sql.join(arms, sql` union all `)}) s`;
 }
 

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { Decimal } from '../domain/money.js';
 import { dayIn, statsRange } from '../domain/stats-periods.js';
 import * as sums from '../db/statistics.js';
+import { spanPlan, yearPlan } from '../db/statistics-span.js';
 import { dailyDigest, rawDailyDigest } from '../db/statistics-daily.js';
 import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
 import { startApp } from './helpers/harness.js';
@@ -48,28 +49,37 @@ async function summaryAgreesWithRows(t: Test, step: string) {
     // months less their other days (spanPlan): October less its 1st and 2nd, November less the days to come
     ['mid-month to today', { startDate: '2026-10-03', endDate: '2026-11-19' }, undefined],
     ['a month less its first day', { startDate: '2026-11-02', endDate: '2026-11-30' }, [usd]],
+    // whole years from the yearly rollups (yearPlan): 2025, and 2026 less the days to come
+    ['across years', { startDate: '2024-12-15', endDate: '2026-11-19' }, undefined],
   ] as const) {
     const range = statsRange(request, NOW, zone)!;
     const window = { userId, from: range.from, before: range.before, walletIds: walletIds ? [...walletIds] : undefined };
     const days = { first: range.previousStartDay, last: range.endDay };
-    const options = { startDay: range.startDay, byDay: true };
-    const [digest, rawDigest] = [
-      await dailyDigest(api.db, window, days, zone, NOW, today, options),
-      await rawDailyDigest(api.db, window, days, zone, NOW, options),
-    ];
-    t.same(normalised(digest.totals, (s) => `${s.current}|${s.past}`), normalised(rawDigest.totals, (s) => `${s.current}|${s.past}`), `${step}, ${label}: daily totals`);
-    t.same(normalised(digest.months, (s) => `${s.current}|${s.month}`), normalised(rawDigest.months, (s) => `${s.current}|${s.month}`), `${step}, ${label}: months`);
-    t.same(normalised(digest.days, (s) => `${s.current}|${s.day}`), normalised(rawDigest.days, (s) => `${s.current}|${s.day}`), `${step}, ${label}: days`);
-    t.same(normalised(digest.wallets, (s) => `${s.walletId}|${s.walletName}`), normalised(rawDigest.wallets, (s) => `${s.walletId}|${s.walletName}`), `${step}, ${label}: wallets`);
-    const weekdays = (d: typeof digest) => d.weekdays.filter((w) => w.count !== 0).map((w) => `${w.weekday} ${w.count}`).sort();
-    t.same(weekdays(digest), weekdays(rawDigest), `${step}, ${label}: weekdays`);
+    // a daily trend reads the days (byDay), other reads the rollups and the weekday counts
+    const digests: Array<Awaited<ReturnType<typeof dailyDigest>>> = [];
+    for (const byDay of [true, false]) {
+      const options = { startDay: range.startDay, byDay };
+      const [digest, rawDigest] = [
+        await dailyDigest(api.db, window, days, zone, NOW, today, options),
+        await rawDailyDigest(api.db, window, days, zone, NOW, options),
+      ];
+      const of = `${step}, ${label}${byDay ? ', by day' : ''}`;
+      t.same(normalised(digest.totals, (s) => `${s.current}|${s.past}`), normalised(rawDigest.totals, (s) => `${s.current}|${s.past}`), `${of}: daily totals`);
+      t.same(normalised(digest.months, (s) => `${s.current}|${s.month}`), normalised(rawDigest.months, (s) => `${s.current}|${s.month}`), `${of}: months`);
+      t.same(normalised(digest.days, (s) => `${s.current}|${s.day}`), normalised(rawDigest.days, (s) => `${s.current}|${s.day}`), `${of}: days`);
+      t.same(normalised(digest.wallets, (s) => `${s.walletId}|${s.walletName}`), normalised(rawDigest.wallets, (s) => `${s.walletId}|${s.walletName}`), `${of}: wallets`);
+      const weekdays = (d: typeof digest) => d.weekdays.map((w) => `${w.weekday} ${w.count}`).sort();
+      t.same(weekdays(digest), weekdays(rawDigest), `${of}: weekdays`);
+      t.same(digest.weekdays.filter((w) => !(w.count > 0)), [], `${of}: no weekday of subtracted days alone`);
+      digests.push(digest);
+    }
     const summary = await sums.dimensionSums(api.db, window, { first: range.startDay, last: range.endDay }, today);
     const raw = await sums.rawDimensionSums(api.db, window);
     const named = (s: sums.NamedSum) => `${s.id}|${s.name}|${s.slug}`;
     t.same(normalised(summary.categories, named), normalised(raw.categories, named), `${step}, ${label}: categories`);
     t.same(normalised(summary.parties, named), normalised(raw.parties, named), `${step}, ${label}: parties`);
     t.same(normalised(summary.intents, (s) => s.intent), normalised(raw.intents, (s) => s.intent), `${step}, ${label}: intents`);
-    const stored = [...digest.totals, ...digest.months, ...digest.days, ...digest.wallets, ...summary.categories, ...summary.parties, ...summary.intents];
+    const stored = [...digests.flatMap((d) => [...d.totals, ...d.months, ...d.days, ...d.wallets]), ...summary.categories, ...summary.parties, ...summary.intents];
     t.same(stored.filter((row) => !(row.count > 0)), [], `${step}, ${label}: no group of subtracted days alone`);
     const largest = (rows: sums.LargestRow[]) => rows.map((r) => `${r.id} ${r.type} ${r.currency} ${new Decimal(r.amount).toFixed(4)} ${r.description} ${r.category}`).sort();
     t.same(largest(await sums.largestPerWallet(api.db, window, { first: range.startDay, last: range.endDay }, today)), largest(await sums.rawLargestPerWallet(api.db, window)), `${step}, ${label}: largest rows`);
@@ -92,6 +102,10 @@ t.test('creates, with categories, parties and intents, on past, current and futu
   await create({ type: 'expense', amount: 4, datetime: '2026-11-25T10:00:00Z', party_id: landlord }); // a later day
   await create({ type: 'income', amount: 1000, datetime: '2026-10-15T10:00:00Z', categories: [salary], intent: 'loan_received' });
   await create({ type: 'expense', amount: 30, wallet_id: euro, datetime: '2026-11-18T23:30:00Z', categories: [food] });
+  // other years (the yearly rollups), and a day to come in this year (subtracted from its year row)
+  await create({ type: 'expense', amount: 8.25, datetime: '2025-03-04T10:00:00Z', categories: [food], party_id: grocer });
+  await create({ type: 'income', amount: 40, datetime: '2024-12-20T10:00:00Z', categories: [salary] });
+  await create({ type: 'expense', amount: 6, datetime: '2026-12-24T10:00:00Z', categories: [rent] });
   await summaryAgreesWithRows(t, 'creates');
 });
 
@@ -174,12 +188,13 @@ t.test('account deletion leaves no summary rows', async (t) => {
   t.equal(res.status, 201);
   const rowsOf = async () => {
     let n = 0;
-    for (const table of ['stats_day_sums', 'stats_category_day_sums', 'stats_party_day_sums', 'stats_month_sums', 'stats_category_month_sums', 'stats_party_month_sums']) {
+    for (const table of ['stats_day_sums', 'stats_category_day_sums', 'stats_party_day_sums', 'stats_month_sums', 'stats_category_month_sums', 'stats_party_month_sums',
+      'stats_year_sums', 'stats_category_year_sums', 'stats_party_year_sums', 'stats_weekday_year_sums']) {
       n += Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where user_id = ${leaving.user.id}`.execute(api.db)).rows[0].n);
     }
     return n;
   };
-  t.equal(await rowsOf(), 6, 'a day and a month row in each summary');
+  t.equal(await rowsOf(), 10, 'a day, a month and a year row in each summary, and a weekday row');
   t.equal((await api.request('DELETE', '/api/v1/account', { token: leaving.token, body: { confirm_delete: true } })).status, 200);
   t.equal(await rowsOf(), 0);
   await summaryAgreesWithRows(t, 'another account deleted');
@@ -205,14 +220,27 @@ t.test('GET /stats reads the summary for a dense ledger only', async (t) => {
 
 t.test('spanPlan reads a partial month from its month row when its other days are fewer', async (t) => {
   const range = (first: string, last: string) => ({ first, last });
-  t.same(sums.spanPlan(range('2026-10-27', '2026-11-26'), '2026-11-26'), {
+  t.same(spanPlan(range('2026-10-27', '2026-11-26'), '2026-11-26'), {
     months: range('2026-11-01', '2026-11-01'),
     plus: [range('2026-10-27', '2026-10-31')],
     minus: [range('2026-11-27', '2026-11-30')],
   }, '30 days: the days of October, November less the days to come');
-  t.same(sums.spanPlan(range('2026-01-01', '2026-03-31'), '2026-11-26'), { months: range('2026-01-01', '2026-03-01'), plus: [], minus: [] }, 'whole months');
-  t.same(sums.spanPlan(range('2026-11-16', '2026-11-19'), '2026-11-19'), { plus: [range('2026-11-16', '2026-11-19')], minus: [] }, 'a few days: the days');
-  t.same(sums.spanPlan(range('2026-10-03', '2026-10-31'), '2026-11-19'), { months: range('2026-10-01', '2026-10-01'), plus: [], minus: [range('2026-10-01', '2026-10-02')] }, 'October less its first two days');
-  t.same(sums.spanPlan(range('2026-11-01', '2026-11-15')), { plus: [range('2026-11-01', '2026-11-15')], minus: [] }, 'half a month, no today: the days');
-  t.same(sums.spanPlan(range('2026-11-01', '2026-11-15'), '2026-11-15'), { months: range('2026-11-01', '2026-11-01'), plus: [], minus: [range('2026-11-16', '2026-11-30')] }, 'the current month less the days to come');
+  t.same(spanPlan(range('2026-01-01', '2026-03-31'), '2026-11-26'), { months: range('2026-01-01', '2026-03-01'), plus: [], minus: [] }, 'whole months');
+  t.same(spanPlan(range('2026-11-16', '2026-11-19'), '2026-11-19'), { plus: [range('2026-11-16', '2026-11-19')], minus: [] }, 'a few days: the days');
+  t.same(spanPlan(range('2026-10-03', '2026-10-31'), '2026-11-19'), { months: range('2026-10-01', '2026-10-01'), plus: [], minus: [range('2026-10-01', '2026-10-02')] }, 'October less its first two days');
+  t.same(spanPlan(range('2026-11-01', '2026-11-15')), { plus: [range('2026-11-01', '2026-11-15')], minus: [] }, 'half a month, no today: the days');
+  t.same(spanPlan(range('2026-11-01', '2026-11-15'), '2026-11-15'), { months: range('2026-11-01', '2026-11-01'), plus: [], minus: [range('2026-11-16', '2026-11-30')] }, 'the current month less the days to come');
+});
+
+t.test('yearPlan reads whole years, and the current year less the days to come, from the yearly rollups', async (t) => {
+  const range = (first: string, last: string) => ({ first, last });
+  t.same(yearPlan(range('2000-01-01', '2026-11-26'), '2026-11-26'), { years: range('2000-01-01', '2026-01-01'), minus: [range('2026-11-27', '2026-12-31')], rest: [] }, 'all time: year rows only');
+  t.same(yearPlan(range('2024-03-15', '2026-06-10'), '2026-11-26'), {
+    years: range('2025-01-01', '2025-01-01'),
+    minus: [],
+    rest: [range('2024-03-15', '2024-12-31'), range('2026-01-01', '2026-06-10')],
+  }, 'whole years between partial ones');
+  t.same(yearPlan(range('2025-01-01', '2025-12-31'), '2026-11-26'), { years: range('2025-01-01', '2025-01-01'), minus: [], rest: [] }, 'a whole year');
+  t.same(yearPlan(range('2026-08-26', '2026-11-26'), '2026-11-26'), { minus: [], rest: [range('2026-08-26', '2026-11-26')] }, 'no whole year: as spanPlan says');
+  t.same(yearPlan(range('2026-01-01', '2026-11-26')), { minus: [], rest: [range('2026-01-01', '2026-11-26')] }, 'no today: a partial year is not a year row');
 });

@@ -1,19 +1,22 @@
-// The trigger and rebuild functions of the statistics summary (migrations 021 and 024); this
+// The trigger and rebuild functions of the statistics summary (migrations 021, 024, 028); this
 // file is not a migration itself. As with helpers.ts, what a migration emits through it must
 // never change: new behaviour is a new option whose default emits what it did.
 //
 // Each summary table is keyed by user, day, wallet, type and one dimension, with sum(amount) and
 // count. A table with `rollupOf` holds the same sums per month (its `day` is the month's first
 // day): the triggers add each change to it as to the day table, and a rebuild sums the day
-// table's rows by month.
+// table's rows by month. A rollup `by: 'year'` sums by year (`day` is January 1st), and a key
+// `weekday` (028) is the ISO weekday of the local day (1 = Monday) instead of a transaction column.
 import { sql, type Kysely } from 'kysely';
 
 export interface SummaryTable {
   table: string;
-  key: 'intent' | 'category_id' | 'party_id';
-  keyType: 'text' | 'bigint';
-  /** The day table this one sums by month. */
+  key: 'intent' | 'category_id' | 'party_id' | 'weekday';
+  keyType: 'text' | 'bigint' | 'smallint';
+  /** The day table this one sums by month (or by `by`). */
   rollupOf?: string;
+  /** The rollup's period; month unless given. */
+  by?: 'month' | 'year';
 }
 
 /** The per-day tables of 021. */
@@ -35,8 +38,22 @@ const OLD_USERS = `(select distinct user_id from old_rows)`;
 const BOTH_USERS = `(select user_id from new_rows union select user_id from old_rows)`;
 const NO_ROWS = `(select null::bigint as transaction_id, null::bigint as category_id, null::bigint as user_id where false)`;
 
-/** The key's day in `table`: the day, or for a rollup the first day of its month. */
-const dayOf = ({ rollupOf }: SummaryTable) => (rollupOf ? `date_trunc('month', day)::date` : 'day');
+/** The per-year rollups of 028. */
+export const YEAR_TABLES: readonly SummaryTable[] = DAY_TABLES.map((day) => ({
+  ...day,
+  table: day.table.replace('_day_sums', '_year_sums'),
+  rollupOf: day.table,
+  by: 'year' as const,
+}));
+
+/** Counts per year and ISO weekday of the local day (028): the weekday counts of long windows. */
+export const WEEKDAY_YEAR_TABLE: SummaryTable = { table: 'stats_weekday_year_sums', key: 'weekday', keyType: 'smallint', rollupOf: 'stats_day_sums', by: 'year' };
+
+/** The key's day in `table`: the day, or for a rollup the first day of its month (or year). */
+const dayOf = ({ rollupOf, by }: SummaryTable) => (rollupOf ? `date_trunc('${by ?? 'month'}', day)::date` : 'day');
+
+/** The key's value from rows that have a local `day` and the key columns. */
+const keyOf = ({ key }: SummaryTable) => (key === 'weekday' ? `extract(isodow from day)::smallint` : key);
 
 /**
  * Signed contributions of the transaction rows `rows` (alias t, condition `where`) of the users
@@ -63,7 +80,7 @@ function contributions(rows: string, sign: number, users: string, where = 'true'
 function applyChanges(changes: string, users: string, tables: readonly SummaryTable[]): string {
   const upserts = tables.map((summary) => `
     insert into ${summary.table} as s (user_id, day, wallet_id, type, ${summary.key}, total, count)
-    select user_id, ${dayOf(summary)}, wallet_id, type, ${summary.key}, sum(total), sum(count) from changes
+    select user_id, ${dayOf(summary)}, wallet_id, type, ${keyOf(summary)}, sum(total), sum(count) from changes
      group by 1, 2, 3, 4, 5 having sum(count) <> 0 or sum(total) <> 0
      order by 1, 2, 3, 4, 5
     on conflict (user_id, day, wallet_id, type, ${summary.key})
@@ -81,7 +98,7 @@ function rebuildInserts(tables: readonly SummaryTable[]): string {
       summary.rollupOf
         ? `
       insert into ${summary.table} (user_id, day, wallet_id, type, ${summary.key}, total, count)
-      select user_id, ${dayOf(summary)}, wallet_id, type, ${summary.key}, sum(total), sum(count)
+      select user_id, ${dayOf(summary)}, wallet_id, type, ${keyOf(summary)}, sum(total), sum(count)
         from ${summary.rollupOf} where user_id = any(uids)
        group by 1, 2, 3, 4, 5;`
         : `

@@ -1,5 +1,5 @@
-// The statistics summary invariant: every row of the per-day summary tables (migration 021) and
-// of their monthly rollups (024) equals a from-scratch recount over the user's live, non-transfer
+// The statistics summary invariant: every row of the per-day summary tables (migration 021), of
+// their monthly (024) and yearly (028) rollups and of the counts per year and weekday (028) equals a from-scratch recount over the user's live, non-transfer
 // transactions in `timeZone`, and no recounted row is missing; compared exactly in SQL (numeric
 // sums, no float).
 import { sql } from 'kysely';
@@ -11,18 +11,21 @@ const KEYS = [
   { table: 'stats_party_day_sums', key: sql`coalesce(t.party_id, 0)::text`, column: 'party_id' },
 ];
 const DIMENSIONS = [
-  ...KEYS.map((k) => ({ ...k, byMonth: false })),
-  ...KEYS.map((k) => ({ ...k, table: k.table.replace('_day_sums', '_month_sums'), byMonth: true })),
+  ...KEYS.map((k) => ({ ...k, by: 'day' as const })),
+  ...KEYS.map((k) => ({ ...k, table: k.table.replace('_day_sums', '_month_sums'), by: 'month' as const })),
+  ...KEYS.map((k) => ({ ...k, table: k.table.replace('_day_sums', '_year_sums'), by: 'year' as const })),
+  // the key is the local day's ISO weekday (1 = Monday), not a column of the transaction
+  { table: 'stats_weekday_year_sums', key: undefined, column: 'weekday', by: 'year' as const },
 ];
 
 /** Rows that differ, as `table: stored|recounted day wallet type key total count`; [] when all hold. */
 export async function summaryOffRecount(api: TestApp, userId: number, timeZone: string): Promise<string[]> {
   const off: string[] = [];
-  for (const { table, key, column, byMonth } of DIMENSIONS) {
+  for (const { table, key, column, by } of DIMENSIONS) {
     const day = sql`(t.datetime at time zone ${timeZone})::date`;
     const { rows } = await sql<any>`
       with recount as (
-        select ${byMonth ? sql`date_trunc('month', ${day})::date` : day}::text as day, t.wallet_id, t.type, ${key} as key, sum(t.amount) as total, count(*) as count
+        select ${by === 'day' ? day : sql`date_trunc(${sql.lit(by)}, ${day})::date`}::text as day, t.wallet_id, t.type, ${key ?? sql`extract(isodow from ${day})::text`} as key, sum(t.amount) as total, count(*) as count
           from transactions t
          where t.user_id = ${userId} and t.deleted_at is null and t.transfer_id is null
          group by 1, 2, 3, 4
