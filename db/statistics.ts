@@ -81,31 +81,58 @@ export async function summaryKeptIn(db: Kysely<Database>, userId: number, timeZo
  */
 const SUMMARY_FROM_PER_DAY = 100;
 
-/** What GET /stats reads before its sums: the two settings it depends on and whether the summary pays. */
+/** What GET /stats reads before its sums: the settings it depends on and whether the summary pays. */
 export interface StatsSetup {
-  /** The configuration values `timezone` and `default-currency` (undefined when unset). */
+  /** The configuration values `timezone`, `default-currency` and `manual-exchange-rates` (undefined when unset). */
   timeZone: JsonValue | undefined;
   currency: JsonValue | undefined;
+  manualRates: JsonValue | undefined;
   /**
    * Whether GET /stats reads the summary: kept in `timeZone`, and the user's ledger dense enough
    * (live transactions of the wallet totals, migration 012, over the days the summary spans).
    */
   summaryPays: (timeZone: string) => boolean;
+  /** How many of the asked wallet ids are not live wallets of the user. */
+  missingWallets: number;
+  /** Current balances per currency of the live wallets (only the asked ones); empty unless asked for. */
+  balances: Array<{ currency: string; total: string }>;
 }
 
-/** StatsSetup in one statement (each statement of a request costs CPU in the service and the database). */
-export async function statsSetup(db: Kysely<Database>, userId: number): Promise<StatsSetup> {
+export interface StatsSetupOptions {
+  /** The wallets the request is filtered to (distinct ids), when it is. */
+  walletIds?: number[];
+  /** Whether to read the balances per currency too (as balancesPerCurrency). */
+  balances?: boolean;
+}
+
+/**
+ * StatsSetup in one statement (each statement of a request costs CPU in the service and the
+ * database, ~1 ms of the service's alone): the settings, the wallet check and the balances.
+ * Balances come as JSON with the sums as text, so they stay exact decimal strings.
+ */
+export async function statsSetup(db: Kysely<Database>, userId: number, options: StatsSetupOptions = {}): Promise<StatsSetup> {
   const setting = (key: string) => sql`(select c.value from configurations c where c.user_id = ${userId} and c.key = ${key} and c.deleted_at is null)`;
-  const { rows } = await sql<{ zone: string; transactions: string | null; days: number | null; time_zone: JsonValue | null; currency: JsonValue | null }>`
+  const walletIds = options.walletIds?.length ? options.walletIds : undefined;
+  const liveWallets = sql`wallets w where w.user_id = ${userId} and w.deleted_at is null ${walletIds ? sql`and w.id = any(${walletIds}::bigint[])` : sql``}`;
+  const { rows } = await sql<{
+    zone: string; transactions: string | null; days: number | null; time_zone: JsonValue | null; currency: JsonValue | null; manual_rates: JsonValue | null;
+    live_wallets?: string; balances?: Array<{ currency: string; total: string }>;
+  }>`
     select stats_time_zone(${userId}) as zone,
            (select sum(w.income_count + w.expense_count) from wallets w where w.user_id = ${userId}) as transactions,
            (select max(s.day) - min(s.day) + 1 from stats_day_sums s where s.user_id = ${userId}) as days,
-           ${setting('timezone')} as time_zone, ${setting('default-currency')} as currency`.execute(db);
+           ${setting('timezone')} as time_zone, ${setting('default-currency')} as currency, ${setting('manual-exchange-rates')} as manual_rates
+           ${walletIds ? sql`, (select count(*) from ${liveWallets}) as live_wallets` : sql``}
+           ${options.balances ? sql`, (select coalesce(json_agg(json_build_object('currency', b.currency, 'total', b.total::text)), '[]'::json)
+                from (select w.currency, sum(w.balance) as total from ${liveWallets} group by w.currency) b) as balances` : sql``}`.execute(db);
   const row = rows[0];
   return {
     timeZone: row?.time_zone ?? undefined,
     currency: row?.currency ?? undefined,
+    manualRates: row?.manual_rates ?? undefined,
     summaryPays: (timeZone) => !!row && row.zone === timeZone && !!row.days && Number(row.transactions ?? 0) / row.days >= SUMMARY_FROM_PER_DAY,
+    missingWallets: walletIds ? walletIds.length - Number(row?.live_wallets ?? 0) : 0,
+    balances: row?.balances ?? [],
   };
 }
 
