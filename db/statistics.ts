@@ -308,8 +308,9 @@ export async function rawDimensionSums(db: Kysely<Database>, window: StatsWindow
   };
 }
 
-const LARGEST_TAIL = (winner: RawBuilder<unknown>) => sql`
-    with winner as (${winner})
+/** The winners' currency, description and first category; `prelude`: CTEs `winner` may name. */
+const LARGEST_TAIL = (winner: RawBuilder<unknown>, prelude?: RawBuilder<unknown>) => sql`
+    with ${prelude ? sql`${prelude}, ` : sql``} winner as (${winner})
     select winner.id, winner.type, w.currency, winner.amount, x.description, x.datetime,
            (select c.name from categories c
             where c.id = (select min(tc.category_id) from transaction_categories tc where tc.transaction_id = winner.id)) as category
@@ -323,20 +324,19 @@ const LARGEST_TAIL = (winner: RawBuilder<unknown>) => sql`
  * looked up top-down in the (user, wallet, type, amount desc, id) index of live non-transfer
  * rows until a row falls in the window: about (rows of the pair) / (its rows in the window)
  * index entries, which beats scanning the window unless the window is a sliver of the history
- * (one day of three years), when rawLargestPerWallet's window scan is the cheaper one.
+ * (one day of three years), when rawLargestPerWallet's window scan is the cheaper one. The
+ * pairs, that choice and the look-ups are one statement; it gives no row when the window is
+ * such a sliver (or empty), and then rawLargestPerWallet answers.
  */
 export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow, days: DayRange, today?: string): Promise<LargestRow[]> {
-  const { rows: pairs } = await sql<{ wallet_id: number; type: EntryType; n: string; total: string }>`
-    select p.wallet_id, p.type, p.n, case when p.type = 'income' then w.income_count else w.expense_count end as total
-    from (select s.wallet_id, s.type, sum(s.count) as n from ${spanRows('stats_day_sums', window, days, today)} group by 1, 2 having sum(s.count) > 0) p
-    join wallets w on w.id = p.wallet_id
-    order by p.wallet_id, p.type`.execute(db);
-  const inWindow = pairs.reduce((n, pair) => n + Number(pair.n), 0);
-  if (pairs.length === 0) return [];
-  if (pairs.some((pair) => Number(pair.total) / Number(pair.n) > inWindow)) return rawLargestPerWallet(db, window);
-  const { rows } = await sql<any>`${LARGEST_TAIL(sql`
+  const pairs = sql`pairs as materialized (
+      select p.wallet_id, p.type, p.n, case when p.type = 'income' then w.income_count else w.expense_count end as total
+      from (select s.wallet_id, s.type, sum(s.count) as n from ${spanRows('stats_day_sums', window, days, today)} group by 1, 2 having sum(s.count) > 0) p
+      join wallets w on w.id = p.wallet_id)`;
+  const { rows } = await sql<any>`${LARGEST_TAIL(
+    sql`
       select x.id, p.type, p.wallet_id, x.amount
-      from unnest(${pairs.map((pair) => pair.wallet_id)}::bigint[], ${pairs.map((pair) => pair.type)}::text[]) as p(wallet_id, type)
+      from pairs p
       cross join lateral (
         select t.id, t.amount from transactions t
         where t.user_id = ${window.userId} and t.wallet_id = p.wallet_id and t.type = p.type
@@ -344,7 +344,12 @@ export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow
           and t.datetime >= ${window.from} and t.datetime < ${window.before}
         order by t.amount desc, t.id
         limit 1
-      ) x`)}`.execute(db);
+      ) x
+      where not exists (select from pairs q where q.total > q.n * (select sum(r.n) from pairs r))`,
+    pairs,
+  )}
+    order by winner.wallet_id, winner.type`.execute(db);
+  if (rows.length === 0) return rawLargestPerWallet(db, window);
   return rows.map((row) => ({ ...row, id: Number(row.id), amount: String(row.amount) }));
 }
 
