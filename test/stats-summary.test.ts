@@ -216,3 +216,15 @@ t.test('spanPlan reads a partial month from its month row when its other days ar
   t.same(sums.spanPlan(range('2026-11-01', '2026-11-15')), { plus: [range('2026-11-01', '2026-11-15')], minus: [] }, 'half a month, no today: the days');
   t.same(sums.spanPlan(range('2026-11-01', '2026-11-15'), '2026-11-15'), { months: range('2026-11-01', '2026-11-01'), plus: [], minus: [range('2026-11-16', '2026-11-30')] }, 'the current month less the days to come');
 });
+
+t.test('statsSetup checks the asked wallets and reads their balances with the settings', async (t) => {
+  const asked = await sums.statsSetup(api.db, userId, { walletIds: [usd, euro, 999_999_999], balances: true });
+  t.equal(asked.missingWallets, 1, 'the id of no wallet of the user');
+  t.equal((await sums.statsSetup(api.db, userId, { walletIds: [usd, euro] })).missingWallets, 0);
+  const sorted = (rows: Array<{ currency: string; total: string }>) => [...rows].sort((a, b) => a.currency.localeCompare(b.currency));
+  t.same(sorted(asked.balances), sorted(await sums.balancesPerCurrency(api.db, userId, [usd, euro])), 'the asked wallets\' balances, exact strings as balancesPerCurrency');
+  const all = await sums.statsSetup(api.db, userId, { balances: true });
+  t.same(sorted(all.balances), sorted(await sums.balancesPerCurrency(api.db, userId)), 'every live wallet without a filter');
+  t.ok(all.balances.every((row) => typeof row.total === 'string'), 'sums stay decimal strings');
+  t.same((await sums.statsSetup(api.db, userId)).balances, [], 'none unless asked for');
+});
