@@ -81,31 +81,58 @@ export async function summaryKeptIn(db: Kysely<Database>, userId: number, timeZo
  */
 const SUMMARY_FROM_PER_DAY = 100;
 
-/** What GET /stats reads before its sums: the two settings it depends on and whether the summary pays. */
+/** What GET /stats reads before its sums: the settings it depends on and whether the summary pays. */
 export interface StatsSetup {
-  /** The configuration values `timezone` and `default-currency` (undefined when unset). */
+  /** The configuration values `timezone`, `default-currency` and `manual-exchange-rates` (undefined when unset). */
   timeZone: JsonValue | undefined;
   currency: JsonValue | undefined;
+  manualRates: JsonValue | undefined;
   /**
    * Whether GET /stats reads the summary: kept in `timeZone`, and the user's ledger dense enough
    * (live transactions of the wallet totals, migration 012, over the days the summary spans).
    */
   summaryPays: (timeZone: string) => boolean;
+  /** How many of the asked wallet ids are not live wallets of the user. */
+  missingWallets: number;
+  /** Current balances per currency of the live wallets (only the asked ones); empty unless asked for. */
+  balances: Array<{ currency: string; total: string }>;
 }
 
-/** StatsSetup in one statement (each statement of a request costs CPU in the service and the database). */
-export async function statsSetup(db: Kysely<Database>, userId: number): Promise<StatsSetup> {
+export interface StatsSetupOptions {
+  /** The wallets the request is filtered to (distinct ids), when it is. */
+  walletIds?: number[];
+  /** Whether to read the balances per currency too (as balancesPerCurrency). */
+  balances?: boolean;
+}
+
+/**
+ * StatsSetup in one statement (each statement of a request costs CPU in the service and the
+ * database, ~1 ms of the service's alone): the settings, the wallet check and the balances.
+ * Balances come as JSON with the sums as text, so they stay exact decimal strings.
+ */
+export async function statsSetup(db: Kysely<Database>, userId: number, options: StatsSetupOptions = {}): Promise<StatsSetup> {
   const setting = (key: string) => sql`(select c.value from configurations c where c.user_id = ${userId} and c.key = ${key} and c.deleted_at is null)`;
-  const { rows } = await sql<{ zone: string; transactions: string | null; days: number | null; time_zone: JsonValue | null; currency: JsonValue | null }>`
+  const walletIds = options.walletIds?.length ? options.walletIds : undefined;
+  const liveWallets = sql`wallets w where w.user_id = ${userId} and w.deleted_at is null ${walletIds ? sql`and w.id = any(${walletIds}::bigint[])` : sql``}`;
+  const { rows } = await sql<{
+    zone: string; transactions: string | null; days: number | null; time_zone: JsonValue | null; currency: JsonValue | null; manual_rates: JsonValue | null;
+    live_wallets?: string; balances?: Array<{ currency: string; total: string }>;
+  }>`
     select stats_time_zone(${userId}) as zone,
            (select sum(w.income_count + w.expense_count) from wallets w where w.user_id = ${userId}) as transactions,
            (select max(s.day) - min(s.day) + 1 from stats_day_sums s where s.user_id = ${userId}) as days,
-           ${setting('timezone')} as time_zone, ${setting('default-currency')} as currency`.execute(db);
+           ${setting('timezone')} as time_zone, ${setting('default-currency')} as currency, ${setting('manual-exchange-rates')} as manual_rates
+           ${walletIds ? sql`, (select count(*) from ${liveWallets}) as live_wallets` : sql``}
+           ${options.balances ? sql`, (select coalesce(json_agg(json_build_object('currency', b.currency, 'total', b.total::text)), '[]'::json)
+                from (select w.currency, sum(w.balance) as total from ${liveWallets} group by w.currency) b) as balances` : sql``}`.execute(db);
   const row = rows[0];
   return {
     timeZone: row?.time_zone ?? undefined,
     currency: row?.currency ?? undefined,
+    manualRates: row?.manual_rates ?? undefined,
     summaryPays: (timeZone) => !!row && row.zone === timeZone && !!row.days && Number(row.transactions ?? 0) / row.days >= SUMMARY_FROM_PER_DAY,
+    missingWallets: walletIds ? walletIds.length - Number(row?.live_wallets ?? 0) : 0,
+    balances: row?.balances ?? [],
   };
 }
 
@@ -209,8 +236,9 @@ export async function rawDimensionSums(db: Kysely<Database>, window: StatsWindow
   };
 }
 
-const LARGEST_TAIL = (winner: RawBuilder<unknown>) => sql`
-    with winner as (${winner})
+/** The winners' currency, description and first category; `prelude`: CTEs `winner` may name. */
+const LARGEST_TAIL = (winner: RawBuilder<unknown>, prelude?: RawBuilder<unknown>) => sql`
+    with ${prelude ? sql`${prelude}, ` : sql``} winner as (${winner})
     select winner.id, winner.type, w.currency, winner.amount, x.description, x.datetime,
            (select c.name from categories c
             where c.id = (select min(tc.category_id) from transaction_categories tc where tc.transaction_id = winner.id)) as category
@@ -224,20 +252,19 @@ const LARGEST_TAIL = (winner: RawBuilder<unknown>) => sql`
  * looked up top-down in the (user, wallet, type, amount desc, id) index of live non-transfer
  * rows until a row falls in the window: about (rows of the pair) / (its rows in the window)
  * index entries, which beats scanning the window unless the window is a sliver of the history
- * (one day of three years), when rawLargestPerWallet's window scan is the cheaper one.
+ * (one day of three years), when rawLargestPerWallet's window scan is the cheaper one. The
+ * pairs, that choice and the look-ups are one statement; it gives no row when the window is
+ * such a sliver (or empty), and then rawLargestPerWallet answers.
  */
 export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow, days: DayRange, today?: string): Promise<LargestRow[]> {
-  const { rows: pairs } = await sql<{ wallet_id: number; type: EntryType; n: string; total: string }>`
-    select p.wallet_id, p.type, p.n, case when p.type = 'income' then w.income_count else w.expense_count end as total
-    from (select s.wallet_id, s.type, sum(s.count) as n from ${spanRows('stats_day_sums', window, days, today)} group by 1, 2 having sum(s.count) > 0) p
-    join wallets w on w.id = p.wallet_id
-    order by p.wallet_id, p.type`.execute(db);
-  const inWindow = pairs.reduce((n, pair) => n + Number(pair.n), 0);
-  if (pairs.length === 0) return [];
-  if (pairs.some((pair) => Number(pair.total) / Number(pair.n) > inWindow)) return rawLargestPerWallet(db, window);
-  const { rows } = await sql<any>`${LARGEST_TAIL(sql`
+  const pairs = sql`pairs as materialized (
+      select p.wallet_id, p.type, p.n, case when p.type = 'income' then w.income_count else w.expense_count end as total
+      from (select s.wallet_id, s.type, sum(s.count) as n from ${spanRows('stats_day_sums', window, days, today)} group by 1, 2 having sum(s.count) > 0) p
+      join wallets w on w.id = p.wallet_id)`;
+  const { rows } = await sql<any>`${LARGEST_TAIL(
+    sql`
       select x.id, p.type, p.wallet_id, x.amount
-      from unnest(${pairs.map((pair) => pair.wallet_id)}::bigint[], ${pairs.map((pair) => pair.type)}::text[]) as p(wallet_id, type)
+      from pairs p
       cross join lateral (
         select t.id, t.amount from transactions t
         where t.user_id = ${window.userId} and t.wallet_id = p.wallet_id and t.type = p.type
@@ -245,7 +272,12 @@ export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow
           and t.datetime >= ${window.from} and t.datetime < ${window.before}
         order by t.amount desc, t.id
         limit 1
-      ) x`)}`.execute(db);
+      ) x
+      where not exists (select from pairs q where q.total > q.n * (select sum(r.n) from pairs r))`,
+    pairs,
+  )}
+    order by winner.wallet_id, winner.type`.execute(db);
+  if (rows.length === 0) return rawLargestPerWallet(db, window);
   return rows.map((row) => ({ ...row, id: Number(row.id), amount: String(row.amount) }));
 }
 

@@ -4,9 +4,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { settingOf } from '../db/settings.js';
+import type { ReadManualRates } from '../db/services.js';
 import * as sums from '../db/statistics.js';
 import { dailyDigest, rawDailyDigest, type DailyDigest } from '../db/statistics-daily.js';
-import { missingLiveIds } from '../db/sync.js';
 import { Decimal } from '../domain/money.js';
 import { dayIn, statsRange } from '../domain/stats-periods.js';
 import { invalidField } from '../server/errors.js';
@@ -26,13 +26,13 @@ export async function targetCurrency(db: Kysely<Database>, userId: number): Prom
   return currencyOf(await settingOf(db, userId, 'default-currency'));
 }
 
-/** Rates from each currency into `target`; undefined for those with no known rate. */
-async function conversionRates(ctx: HandlerContext<'getStatistics'>, target: string, currencies: Set<string>) {
+/** Rates from each currency into `target`; undefined for those with no known rate. `read`: the manual rates statsSetup read. */
+async function conversionRates(ctx: HandlerContext<'getStatistics'>, target: string, currencies: Set<string>, read: ReadManualRates) {
   const { db, user, services } = ctx;
   const rates = new Map<string, Decimal | undefined>();
   for (const currency of currencies) {
     if (currency === target) rates.set(currency, new Decimal(1));
-    else rates.set(currency, await services.rates.rate(db, user.id, currency, target, services.now()));
+    else rates.set(currency, await services.rates.rate(db, user.id, currency, target, services.now(), read));
   }
   return rates;
 }
@@ -40,17 +40,15 @@ async function conversionRates(ctx: HandlerContext<'getStatistics'>, target: str
 async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const { db, user, query, services } = ctx;
   const now = services.now();
-  // the settings and whether the summary pays in one statement
-  const setup = await sums.statsSetup(db, user.id);
+  const wants = (...sections: Section[]) => !query.section || sections.includes(query.section);
+  const walletIds = query.wallet_ids?.length ? [...new Set(query.wallet_ids)] : undefined;
+  // the settings, whether the summary pays, the wallet check and the balances in one statement
+  const setup = await sums.statsSetup(db, user.id, { walletIds, balances: wants('overview', 'position') });
   const timeZone = typeof setup.timeZone === 'string' && setup.timeZone !== '' ? setup.timeZone : 'UTC'; // as userTimeZone
   const currency = currencyOf(setup.currency);
   const range = statsRange({ preset: query.preset, startDate: query.start_date, endDate: query.end_date }, now, timeZone);
   if (!range) throw invalidField('end_date', 'The end date must be a date after or equal to the start date.');
-  const walletIds = query.wallet_ids?.length ? [...new Set(query.wallet_ids)] : undefined;
-  if (walletIds && (await missingLiveIds(db, 'wallets', user.id, walletIds)).length > 0) {
-    throw invalidField('wallet_ids', 'One or more wallet IDs are invalid or do not belong to the user.');
-  }
-  const wants = (...sections: Section[]) => !query.section || sections.includes(query.section);
+  if (setup.missingWallets > 0) throw invalidField('wallet_ids', 'One or more wallet IDs are invalid or do not belong to the user.');
   const window = { userId: user.id, from: range.from, before: range.before, walletIds };
 
   const noDimensions: sums.DimensionSums = { categories: [], parties: [], intents: [] };
@@ -69,14 +67,14 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
     summary ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }, today) : sums.rawDimensionSums(db, window);
   const readLargest = async () =>
     summary ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }, today) : sums.rawLargestPerWallet(db, window);
-  const [daily, { categories, parties, intents }, largest, balances] = await Promise.all([
+  const { balances } = setup;
+  const [daily, { categories, parties, intents }, largest] = await Promise.all([
     wants('overview', 'activity', 'comparisons', 'cashflow') ? readDaily() : noDaily,
     wants('activity', 'categories', 'parties', 'position') ? readDimensions() : noDimensions,
     wants('cashflow') ? readLargest() : [],
-    wants('overview', 'position') ? sums.balancesPerCurrency(db, user.id, walletIds) : [],
   ]);
   const currencies = new Set([...daily.totals, ...categories, ...parties, ...intents, ...largest, ...balances].map((row) => row.currency));
-  const conv = new view.Converter(await conversionRates(ctx, currency, currencies));
+  const conv = new view.Converter(await conversionRates(ctx, currency, currencies, { manualRates: setup.manualRates }));
   const cash = balances.reduce((acc, b) => acc.plus(conv.convert(b.total, b.currency)), new Decimal(0));
   const categoryShares = { income: view.shares(categories, 'income', conv), expense: view.shares(categories, 'expense', conv) };
 

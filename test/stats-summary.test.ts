@@ -244,3 +244,15 @@ t.test('yearPlan reads whole years, and the current year less the days to come, 
   t.same(yearPlan(range('2026-08-26', '2026-11-26'), '2026-11-26'), { minus: [], rest: [range('2026-08-26', '2026-11-26')] }, 'no whole year: as spanPlan says');
   t.same(yearPlan(range('2026-01-01', '2026-11-26')), { minus: [], rest: [range('2026-01-01', '2026-11-26')] }, 'no today: a partial year is not a year row');
 });
+
+t.test('statsSetup checks the asked wallets and reads their balances with the settings', async (t) => {
+  const asked = await sums.statsSetup(api.db, userId, { walletIds: [usd, euro, 999_999_999], balances: true });
+  t.equal(asked.missingWallets, 1, 'the id of no wallet of the user');
+  t.equal((await sums.statsSetup(api.db, userId, { walletIds: [usd, euro] })).missingWallets, 0);
+  const sorted = (rows: Array<{ currency: string; total: string }>) => [...rows].sort((a, b) => a.currency.localeCompare(b.currency));
+  t.same(sorted(asked.balances), sorted(await sums.balancesPerCurrency(api.db, userId, [usd, euro])), 'the asked wallets\' balances, exact strings as balancesPerCurrency');
+  const all = await sums.statsSetup(api.db, userId, { balances: true });
+  t.same(sorted(all.balances), sorted(await sums.balancesPerCurrency(api.db, userId)), 'every live wallet without a filter');
+  t.ok(all.balances.every((row) => typeof row.total === 'string'), 'sums stay decimal strings');
+  t.same((await sums.statsSetup(api.db, userId)).balances, [], 'none unless asked for');
+});
