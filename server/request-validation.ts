@@ -83,7 +83,6 @@ export function plan(operation: Operation, validators: ValidateFunction[]): Requ
 function normalisedPath(raw: string): string {
   let path = raw.trim();
   if (!path.startsWith('/')) path = `/${path}`;
-  path = path.trim();
   while (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   return path;
 }
