@@ -1,5 +1,5 @@
 // The token table: every access token is a row, so logout and password resets can revoke.
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { USER_RECORD_COLUMNS } from './users.js';
 
@@ -11,16 +11,30 @@ export async function insertToken(db: Kysely<Database>, userId: number, jti: str
     .executeTakeFirstOrThrow();
 }
 
-/** The live token named by `jti` with its user, in one query; undefined when revoked or expired. */
-export function findLiveTokenWithUser(db: Kysely<Database>, jti: string, now: Date) {
+function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date) {
   return db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
     .select(['tokens.id as tokenId', ...USER_RECORD_COLUMNS])
     .where('tokens.jti', '=', jti)
     .where('tokens.revoked_at', 'is', null)
-    .where('tokens.expires_at', '>', now)
-    .executeTakeFirst();
+    .where('tokens.expires_at', '>', now);
+}
+
+type LiveTokenWithUser = Awaited<ReturnType<ReturnType<typeof liveTokenWithUser>['executeTakeFirst']>>;
+
+// Every authenticated request runs this statement: it is built and compiled once, with markers
+// where the values go, instead of through Kysely's immutable builders on every request.
+const JTI_MARK = '\u0000jti';
+const NOW_MARK = new Date(0);
+let liveTokenStatement: CompiledQuery | undefined;
+
+/** The live token named by `jti` with its user, in one query; undefined when revoked or expired. */
+export async function findLiveTokenWithUser(db: Kysely<Database>, jti: string, now: Date): Promise<LiveTokenWithUser> {
+  liveTokenStatement ??= liveTokenWithUser(db, JTI_MARK, NOW_MARK).compile();
+  const parameters = liveTokenStatement.parameters.map((value) => (value === JTI_MARK ? jti : value === NOW_MARK ? now : value));
+  const { rows } = await db.executeQuery<NonNullable<LiveTokenWithUser>>({ ...liveTokenStatement, parameters });
+  return rows[0];
 }
 
 export async function revokeToken(db: Kysely<Database>, tokenId: number, now: Date) {

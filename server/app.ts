@@ -99,8 +99,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
 
   app.decorate('services', services);
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks that run on every request take `done` instead of being async: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   registerSecurityHeaders(app, DOCS_PREFIX);
   acceptEmptyJsonBodies(app);
@@ -116,8 +118,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // After the multipart plugin's own preValidation hook, which reads the form.
   app.decorateRequest('bodyRead', false);
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     request.bodyRead = true;
+    done();
   });
   const rateLimits = await setupRateLimits(app, config);
 

@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { OpenAPIBackend, ValidationContext, type Document, type Operation } from 'openapi-backend';
 import type { FieldErrors } from './errors.js';
+import { plan, type RequestPlan, type Validated } from './request-validation.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its callable is `.default`.
 const addFormats = ajvFormats as unknown as typeof ajvFormats.default;
@@ -35,9 +36,12 @@ export class Contract {
     private readonly backend: OpenAPIBackend,
     /** Resolved once: openapi-backend looks an id up by rebuilding its whole operation list. */
     private readonly operations: Map<string, Operation>,
+    /** Per operation, its request check prepared at start-up (none: openapi-backend's validateRequest). */
+    private readonly plans: Map<Operation, RequestPlan>,
   ) {}
 
-  static async load(file = SPEC_FILE): Promise<Contract> {
+  /** `prepared: false` (tests): every request through openapi-backend's validateRequest, to compare with. */
+  static async load(file = SPEC_FILE, { prepared = true } = {}): Promise<Contract> {
     const document = JSON.parse(readFileSync(file, 'utf8')) as Document;
     const backend = new OpenAPIBackend({
       definition: safeIntegers(nullableForAjv(structuredClone(document))) as Document,
@@ -60,7 +64,12 @@ export class Contract {
     });
     await backend.init();
     const operations = new Map(backend.getOperations().map((op) => [op.operationId!, op]));
-    return new Contract(document, backend, operations);
+    const plans = new Map<Operation, RequestPlan>();
+    for (const op of prepared ? operations.values() : []) {
+      const planned = plan(op, backend.validator.getRequestValidatorsForOperation(op.operationId!) ?? []);
+      if (planned) plans.set(op, planned);
+    }
+    return new Contract(document, backend, operations, plans);
   }
 
   /** Parses and validates a request for an operation; returns coerced params and query. */
@@ -71,26 +80,36 @@ export class Contract {
     const query = Object.fromEntries(
       Object.entries(parts.query).filter(([name]) => this.declaredQuery(operation).has(name.replace(/\[\]$/, ''))),
     );
-    const result = this.backend.validator.validateRequest(
-      { method: parts.method.toLowerCase(), path: parts.path, headers: parts.headers as Record<string, string>, query: query as Record<string, string>, body: parts.body },
-      operation,
-    );
-    const params = (result.coerced as { params?: unknown } | undefined)?.params;
+    const result = this.plans.get(operation)?.validate({ ...parts, query }) ?? this.validateRequest(operation, parts, query);
+    const params = result.coerced.params;
     const errors = [
-      ...(result.errors ?? []),
+      ...result.errors,
       ...unstorableTextErrors(parts.body, '/requestBody'),
       ...unstorableTextErrors(query, '/query'),
       ...unstorableTextErrors(params, '/path'), // `/configurations/%00`: names no record (404)
     ];
     if (errors.length === 0) {
-      const coerced: { params?: unknown; query?: unknown } = result.coerced ?? {};
-      return { ok: true, params: (coerced.params ?? {}) as Record<string, unknown>, query: (coerced.query ?? {}) as Record<string, unknown> };
+      return { ok: true, params: result.coerced.params ?? {}, query: result.coerced.query ?? {} };
     }
     return {
       ok: false,
       pathInvalid: errors.some((e) => e.instancePath.startsWith('/path')),
       errors: fieldErrors(errors),
     };
+  }
+
+  /** Whether the operation's requests are checked by a plan prepared at start-up. */
+  isPrepared(operationId: string): boolean {
+    return this.plans.has(this.operation(operationId));
+  }
+
+  /** openapi-backend's own parse and check, for the operations and bodies without a plan. */
+  private validateRequest(operation: Operation, parts: RequestParts, query: Record<string, unknown>): Validated {
+    const result = this.backend.validator.validateRequest(
+      { method: parts.method.toLowerCase(), path: parts.path, headers: parts.headers as Record<string, string>, query: query as Record<string, string>, body: parts.body },
+      operation,
+    );
+    return { errors: result.errors ?? [], coerced: (result.coerced ?? {}) as Validated['coerced'] };
   }
 
   private readonly queryNames = new Map<Operation, Set<string>>();

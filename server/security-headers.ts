@@ -30,12 +30,18 @@ const ALWAYS = {
 const HSTS = 'max-age=31536000; includeSubDomains';
 
 export function registerSecurityHeaders(app: FastifyInstance, docsPrefix: string): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A `done` hook, not an async one: it runs on every response, and a promise each is waste.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.headers(ALWAYS);
-    const path = request.url.split('?')[0];
-    const isDocs = path === docsPrefix || path.startsWith(`${docsPrefix}/`);
-    reply.header('content-security-policy', isDocs ? DOCS_POLICY : API_POLICY);
+    reply.header('content-security-policy', isUnder(request.url, docsPrefix) ? DOCS_POLICY : API_POLICY);
     if (request.protocol === 'https') reply.header('strict-transport-security', HSTS);
-    return payload;
+    done(null, payload);
   });
+}
+
+/** Whether the path of `url` (query aside) is `prefix` or below it. */
+function isUnder(url: string, prefix: string): boolean {
+  if (!url.startsWith(prefix)) return false;
+  const next = url[prefix.length];
+  return next === undefined || next === '/' || next === '?';
 }
