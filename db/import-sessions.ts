@@ -327,17 +327,18 @@ export async function duplicateCandidates(
   timeZone: string,
 ): Promise<ExistingTransaction[][]> {
   const found: ExistingTransaction[][] = drafts.map(() => []);
-  const days = new Map<string, { from: Date; to: Date }>();
+  // ISO texts made once per day: pg's own Date formatting cost ~2 ms a batch
+  const days = new Map<string, { from: string; to: string }>();
   const positions: number[] = [];
   const amounts: string[] = [];
-  const froms: Date[] = [];
-  const tos: Date[] = [];
+  const froms: string[] = [];
+  const tos: string[] = [];
   drafts.forEach((draft, at) => {
     if (draft.amount === null || draft.date === null || !/^\d{4}-\d{2}-\d{2}$/.test(draft.date)) return;
     let window = days.get(draft.date);
     if (!window) {
       const shift = (by: number) => new Date(Date.parse(`${draft.date}T00:00:00Z`) + by * 86_400_000).toISOString().slice(0, 10);
-      days.set(draft.date, (window = { from: startOfDay(shift(-nearDays), timeZone), to: startOfNextDay(shift(nearDays), timeZone) }));
+      days.set(draft.date, (window = { from: startOfDay(shift(-nearDays), timeZone).toISOString(), to: startOfNextDay(shift(nearDays), timeZone).toISOString() }));
     }
     positions.push(at);
     amounts.push(draft.amount);

@@ -14,6 +14,7 @@
 // ANALYSIS_BATCH at a time, each batch in its own transaction with the session locked (still
 // `checking`): memory stays flat whatever the number of rows, `total_suggestions` grows while
 // it runs, and a rerun after a crash clears what the interrupted run stored and starts again.
+import { userTimeZoneOrUtc } from '../db/budget-spending.js';
 import { CsvReadError } from '../domain/import-rows.js';
 import { matchRecords } from '../domain/statements/matching.js';
 import { parseCamt053 } from '../domain/statements/camt053.js';
@@ -38,7 +39,7 @@ import {
   type ImportSessionRow,
 } from '../db/import-sessions.js';
 import type { JsonObject } from '../db/schema.js';
-import { checkedCsvBatches, readCsvUpload, streamedDetails, surveyBankUpload, withDuplicates, type ExtractedDrafts, type SurveyedCsv } from '../handlers/shared/import-analysis.js';
+import { matchedCsvBatches, readCsvUpload, streamedDetails, surveyBankUpload, withDuplicates, type ExtractedDrafts, type SurveyedCsv } from '../handlers/shared/import-analysis.js';
 import type { Statement } from '../domain/statements/statement-line.js';
 import { DocumentProcessorError, processDocument } from '../server/document-processor.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
@@ -110,12 +111,17 @@ async function analyseStreamed(ctx: JobContext, session: ImportSessionRow, sourc
           await trx.updateTable('import_sessions').set({ updated_at: services.now() }).where('id', '=', session.id).execute();
           return true;
         });
-  // a batch is stored while the next one is read and checked (the parse runs here, the INSERT in the database)
+  const zone = await userTimeZoneOrUtc(db, session.user_id);
+  // a batch is checked for duplicates and stored while the next one is read and matched: the
+  // parse runs here, the look-up and the INSERT in the database, and neither waits for the other
   let storing: Promise<boolean> = Promise.resolve(true);
   try {
-    for await (const batch of checkedCsvBatches(db, session.user_id, source, records)) {
+    for await (const batch of matchedCsvBatches(source, records)) {
+      const checking = withDuplicates(db, session.user_id, batch, zone);
+      checking.catch(() => undefined); // awaited through `storing`; must not go unhandled meanwhile
       if (!(await storing)) return;
-      storing = store(batch, stored);
+      const firstIndex = stored;
+      storing = checking.then((checked) => store(checked, firstIndex));
       storing.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
       stored += batch.length;
     }

@@ -15,6 +15,11 @@ import { encodingOf, looksBinary, type TextEncoding } from './text-encoding.js';
 const RECORDS_PER_TURN = 250;
 /** Bytes decoded per chunk. */
 const CHUNK_BYTES = 64 * 1024;
+/**
+ * Bytes per chunk when only the head is read: csv-parse parses a whole chunk once given it, and
+ * a preamble makes it build an error for every record of it (the width differs from the first).
+ */
+const HEAD_CHUNK_BYTES = 4 * 1024;
 /** Records read before the rest of the file is read from the row after the header (more than the header search). */
 const HEAD_RECORDS = 100;
 /** Rows of the project's layout whose type cells decide between the two layouts. */
@@ -37,10 +42,10 @@ export function openCsvFile(bytes: Uint8Array): CsvFile {
   return { bytes, encoding, bom, start, delimiter: detectDelimiter(head) };
 }
 
-function* textChunks(file: CsvFile): Generator<string> {
+function* textChunks(file: CsvFile, chunkBytes: number): Generator<string> {
   const decoder = new TextDecoder(file.encoding);
-  for (let at = file.start; at < file.bytes.length; at += CHUNK_BYTES) {
-    const text = decoder.decode(file.bytes.subarray(at, at + CHUNK_BYTES), { stream: true });
+  for (let at = file.start; at < file.bytes.length; at += chunkBytes) {
+    const text = decoder.decode(file.bytes.subarray(at, at + chunkBytes), { stream: true });
     if (text) yield text;
   }
   const tail = decoder.decode();
@@ -59,9 +64,9 @@ export interface CsvRecord {
  * object (a stack trace) for every record whose width differs from the first record's, which
  * a preamble line would make every row.
  */
-export async function* csvRecords(file: CsvFile, fromLine = 1, withLines = true): AsyncGenerator<CsvRecord> {
+export async function* csvRecords(file: CsvFile, fromLine = 1, withLines = true, chunkBytes = CHUNK_BYTES): AsyncGenerator<CsvRecord> {
   const parser = parse({ delimiter: file.delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true, info: withLines, from_line: fromLine });
-  Readable.from(textChunks(file)).pipe(parser);
+  Readable.from(textChunks(file, chunkBytes)).pipe(parser);
   let parsedRecords = 0;
   try {
     for await (const parsed of parser as AsyncIterable<{ record: string[]; info: { lines: number } } | string[]>) {
@@ -120,7 +125,7 @@ export async function surveyCsvFile(file: CsvFile, override?: CsvReadingOverride
     }
   };
   // the head (where a preamble and the header are), then the rest read from the row after the header
-  for await (const { record, line } of csvRecords(file)) {
+  for await (const { record, line } of csvRecords(file, 1, true, HEAD_CHUNK_BYTES)) {
     feed(record);
     lines.push(line);
     if (records >= HEAD_RECORDS) break;
@@ -162,10 +167,11 @@ export type CsvDataRow =
   | { kind: 'bank'; index: number; line: number; record: string[]; draft: SuggestionDraft | undefined }
   | { kind: 'project'; index: number; row: CsvRow };
 
-/** The data rows from `from` on (rows before it are parsed and passed over), one at a time. */
-export async function* csvDataRows(file: CsvFile, layout: CsvLayout, from = 0): AsyncGenerator<CsvDataRow> {
+/** The data rows from `from` on (rows before it are parsed and passed over), one at a time; without `withLines` a bank row's line is 0. */
+export async function* csvDataRows(file: CsvFile, layout: CsvLayout, from = 0, withLines = true): AsyncGenerator<CsvDataRow> {
   let index = 0;
-  for await (const { record, line } of csvRecords(file, layout.bodyLine)) {
+  // a row of the project's layout names its line in its errors
+  for await (const { record, line } of csvRecords(file, layout.bodyLine, withLines || layout.kind === 'project')) {
     if (index++ < from) continue;
     if (layout.kind === 'bank') yield { kind: 'bank', index: index - 1, line, record, draft: bankRowDraft(record, layout.plan) };
     else yield { kind: 'project', index: index - 1, row: projectRow(layout.layout, record, line) };
@@ -180,7 +186,7 @@ export async function headerSignatureOf(file: CsvFile): Promise<string | null> {
   const survey = new BankCsvSurvey();
   let records = 0;
   try {
-    for await (const { record } of csvRecords(file, 1, false)) {
+    for await (const { record } of csvRecords(file, 1, false, HEAD_CHUNK_BYTES)) {
       survey.add(record);
       if (++records >= HEAD_RECORDS) break;
     }

@@ -59,11 +59,22 @@ export function statementAmount(raw: string | undefined): Decimal | undefined {
   return new Decimal(normalised);
 }
 
-/** YYYY-MM-DD when the calendar has that day, else null. */
+const DIGITS = (text: string, length: number) => text.length === length && /^\d+$/.test(text);
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * YYYY-MM-DD when the calendar has that day, else null. Counted, not built through a Date (a
+ * CSV import asks this of every row, up to twice). Years 0-99 are refused as a Date refused
+ * them (Date.UTC reads them as 1900-1999).
+ */
 export function calendarDay(year: string, month: string, day: string): string | null {
-  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  const iso = date.toISOString().slice(0, 10);
-  return iso === `${year}-${month}-${day}` ? iso : null;
+  if (!DIGITS(year, 4) || !DIGITS(month, 2) || !DIGITS(day, 2)) return null;
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  if (y < 100 || m < 1 || m > 12 || d < 1) return null;
+  const leap = m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= DAYS_IN_MONTH[m - 1] + (leap ? 1 : 0) ? `${year}-${month}-${day}` : null;
 }
 
 /** Trimmed text with inner whitespace collapsed, or null when empty. */

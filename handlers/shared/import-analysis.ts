@@ -43,14 +43,15 @@ export async function checkedSuggestions(db: Kysely<Database>, userId: number, d
   return withDuplicates(db, userId, matched);
 }
 
-export async function withDuplicates(db: Kysely<Database>, userId: number, drafts: MatchedDraft[]): Promise<CheckedSuggestion[]> {
-  const zone = await userTimeZoneOrUtc(db, userId);
+/** `zone`: the user's time zone when the caller knows it (a streamed analysis reads it once, not per batch). */
+export async function withDuplicates(db: Kysely<Database>, userId: number, drafts: MatchedDraft[], zone?: string): Promise<CheckedSuggestion[]> {
+  zone ??= await userTimeZoneOrUtc(db, userId);
   // only transactions of the same amount within NEAR_DAYS can be repeated: SQL finds them for the whole batch
   const candidates = await duplicateCandidates(db, userId, drafts, NEAR_DAYS, zone);
   return drafts.map((draft, at) => {
     const found = findDuplicate(draft, candidates[at]);
-    return {
-      ...draft,
+    // Object.assign, not a spread: see matchRecords
+    return Object.assign({}, draft, {
       duplicate: found && {
         transaction_id: found.transaction.id,
         match_type: found.kind,
@@ -60,7 +61,7 @@ export async function withDuplicates(db: Kysely<Database>, userId: number, draft
         transaction_date: found.transaction.date,
         transaction_type: found.transaction.type,
       },
-    };
+    });
   });
 }
 
@@ -91,17 +92,28 @@ export async function surveyBankUpload(db: Kysely<Database>, userId: number, dat
   return layout.kind === 'bank' ? { file, layout, plan: layout.plan } : undefined;
 }
 
-/** The file's transaction rows as checked suggestions, ANALYSIS_BATCH at a time (`db` answers the duplicate look-ups). */
-export async function* checkedCsvBatches(db: Kysely<Database>, userId: number, source: SurveyedCsv, records: UserRecords): AsyncGenerator<CheckedSuggestion[]> {
+/**
+ * The file's transaction rows matched to the user's records, ANALYSIS_BATCH at a time: the
+ * service's own work (parse and match), no database round trip, so a caller can check and
+ * store one batch while the next is read.
+ */
+export async function* matchedCsvBatches(source: SurveyedCsv, records: UserRecords): AsyncGenerator<MatchedDraft[]> {
   let batch: SuggestionDraft[] = [];
-  for await (const row of csvDataRows(source.file, source.layout)) {
+  // a bank row's line is never shown: csv-parse is not asked for it (its per-record info costs)
+  for await (const row of csvDataRows(source.file, source.layout, 0, false)) {
     if (row.kind !== 'bank' || !row.draft) continue;
     batch.push(row.draft);
     if (batch.length < ANALYSIS_BATCH) continue;
-    yield await withDuplicates(db, userId, matchRecords(batch, records));
+    yield matchRecords(batch, records);
     batch = [];
   }
-  if (batch.length > 0) yield await withDuplicates(db, userId, matchRecords(batch, records));
+  if (batch.length > 0) yield matchRecords(batch, records);
+}
+
+/** The file's transaction rows as checked suggestions, ANALYSIS_BATCH at a time (`db` answers the duplicate look-ups). */
+export async function* checkedCsvBatches(db: Kysely<Database>, userId: number, source: SurveyedCsv, records: UserRecords): AsyncGenerator<CheckedSuggestion[]> {
+  const zone = await userTimeZoneOrUtc(db, userId);
+  for await (const batch of matchedCsvBatches(source, records)) yield await withDuplicates(db, userId, batch, zone);
 }
 
 /** How the file was read, as the session keeps it: every record that is no suggestion counted. */
