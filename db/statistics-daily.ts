@@ -9,7 +9,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import { addDays } from '../domain/stats-periods.js';
-import { toSum, type CurrencySum, type StatsWindow } from './statistics.js';
+import { readTogether, type CurrencySum, type StatsRead, type StatsWindow } from './statistics.js';
 import { dayWithin, spanPlan, yearPlan, type DayRange } from './statistics-span.js';
 
 /** A sum of the current window (`current`) or of the window of as many days before it. */
@@ -145,20 +145,20 @@ interface DigestSources {
   weekdays?: RawBuilder<unknown>;
 }
 
-/** The digest in one statement. Each bucket keeps only a positive count: one made of subtracted days alone nets to 0 and did not exist. */
-async function digest(db: Kysely<Database>, sources: DigestSources, options: DigestOptions): Promise<DailyDigest> {
-  const { rows } = await sql<any>`
+/** The digest in one query (sums as text: StatsRead). Each bucket keeps only a positive count: one made of subtracted days alone nets to 0 and did not exist. */
+function digestRead(sources: DigestSources, options: DigestOptions): StatsRead<DailyDigest> {
+  const query = sql`
     with ${sources.prelude ? sql`${sources.prelude}, ` : sql``} d as materialized (
       select x.day, x.type, x.wallet_id, x.past, x.total, x.count, w.currency, w.name as wallet_name, x.current
       from (${sources.span}) x join wallets w on w.id = x.wallet_id
     )
-    select 'total' as kind, current, past, type, currency, null as bucket, null::bigint as wallet_id, null as wallet_name, sum(total) as total, sum(count) as count
+    select 'total' as kind, current, past, type, currency, null as bucket, null::bigint as wallet_id, null as wallet_name, sum(total)::text as total, sum(count) as count
       from d group by current, past, type, currency having sum(count) > 0
     union all
-    select 'month', current, null, type, currency, to_char(day, 'YYYY-MM'), null, null, sum(total), sum(count)
+    select 'month', current, null, type, currency, to_char(day, 'YYYY-MM'), null, null, sum(total)::text, sum(count)
       from d group by current, 6, type, currency having sum(count) > 0
     union all
-    select 'wallet', true, null, type, currency, null, wallet_id, wallet_name, sum(total), sum(count)
+    select 'wallet', true, null, type, currency, null, wallet_id, wallet_name, sum(total)::text, sum(count)
       from d where current and type = 'expense' group by wallet_id, wallet_name, type, currency having sum(count) > 0
     union all
     ${
@@ -169,29 +169,42 @@ async function digest(db: Kysely<Database>, sources: DigestSources, options: Dig
       from d where current group by 6`
     }
     ${options.byDay ? sql`union all
-    select 'day', current, null, type, currency, day::text, null, null, sum(total), sum(count)
-      from d where type = 'expense' group by current, day, type, currency` : sql``}`.execute(db);
-  const of = (kind: string) => rows.filter((row) => row.kind === kind);
-  const windowSum = (row: any): WindowSum => ({ ...toSum(row), current: row.current });
-  return {
-    totals: of('total').map((row) => ({ ...windowSum(row), past: row.past })),
-    months: of('month').map((row) => ({ ...windowSum(row), month: row.bucket })),
-    days: of('day').map((row) => ({ ...windowSum(row), day: row.bucket })),
-    weekdays: of('weekday').map((row) => ({ weekday: Number(row.bucket), count: Number(row.count) })),
-    wallets: of('wallet').map((row) => ({ ...toSum(row), walletId: Number(row.wallet_id), walletName: row.wallet_name })),
+    select 'day', current, null, type, currency, day::text, null, null, sum(total)::text, sum(count)
+      from d where type = 'expense' group by current, day, type, currency` : sql``}`;
+  const decode = (rows: any[]): DailyDigest => {
+    const digest: DailyDigest = { totals: [], months: [], days: [], weekdays: [], wallets: [] };
+    // one pass, object literals (as dimensionSumsRead's decoding)
+    for (const row of rows) {
+      const [type, currency, total, count, current] = [row.type, row.currency, String(row.total), Number(row.count), row.current];
+      if (row.kind === 'total') digest.totals.push({ type, currency, total, count, current, past: row.past });
+      else if (row.kind === 'month') digest.months.push({ type, currency, total, count, current, month: row.bucket });
+      else if (row.kind === 'day') digest.days.push({ type, currency, total, count, current, day: row.bucket });
+      else if (row.kind === 'weekday') digest.weekdays.push({ weekday: Number(row.bucket), count });
+      else digest.wallets.push({ type, currency, total, count, walletId: Number(row.wallet_id), walletName: row.wallet_name });
+    }
+    return digest;
   };
+  return { query, decode };
 }
 
 /** The digest of the days `days` (the previous window's first to the current one's last) from the summary. */
-export function dailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string, options: DigestOptions): Promise<DailyDigest> {
+export function dailyDigestRead(window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string, options: DigestOptions): StatsRead<DailyDigest> {
   const span = summarySpan(window, days, options.startDay, timeZone, now, today, options.byDay);
   // a daily trend's span is per day and gives the weekday counts itself
   const weekdays = options.byDay ? undefined : summaryWeekdays(window, { first: options.startDay, last: days.last }, today);
-  return digest(db, { span, weekdays }, options);
+  return digestRead({ span, weekdays }, options);
 }
 
-/** dailyDigest from the raw rows (scanned once, per day). */
-export function rawDailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, options: DigestOptions): Promise<DailyDigest> {
+/** dailyDigestRead from the raw rows (scanned once, per day). */
+export function rawDailyDigestRead(window: StatsWindow, days: DayRange, timeZone: string, now: Date, options: DigestOptions): StatsRead<DailyDigest> {
   const prelude = sql`raw as materialized (${rawDays(window, days, options.startDay, timeZone, now)})`;
-  return digest(db, { prelude, span: sql`select day, type, wallet_id, current, past, total, count from raw` }, options);
+  return digestRead({ prelude, span: sql`select day, type, wallet_id, current, past, total, count from raw` }, options);
+}
+
+export async function dailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, today: string, options: DigestOptions): Promise<DailyDigest> {
+  return (await readTogether(db, [dailyDigestRead(window, days, timeZone, now, today, options)]))[0];
+}
+
+export async function rawDailyDigest(db: Kysely<Database>, window: StatsWindow, days: DayRange, timeZone: string, now: Date, options: DigestOptions): Promise<DailyDigest> {
+  return (await readTogether(db, [rawDailyDigestRead(window, days, timeZone, now, options)]))[0];
 }

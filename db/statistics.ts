@@ -52,6 +52,36 @@ export interface LargestRow {
   category: string | null;
 }
 
+/**
+ * One read of GET /stats: its query, and how its rows become the answer. Several reads run as
+ * one statement (readTogether: each statement costs CPU in the service and the database), each
+ * read's rows aggregated as JSON there. So a read selects numeric sums as text (exact decimal
+ * strings) and instants as epoch milliseconds: its rows decode the same alone or inside JSON.
+ */
+export interface StatsRead<T> {
+  /** Undefined: nothing to read, decode answers alone. */
+  query?: RawBuilder<unknown>;
+  decode: (rows: any[]) => T;
+}
+
+/** A read that reads nothing (a section not asked for). */
+export const nothingRead = <T>(value: T): StatsRead<T> => ({ decode: () => value });
+
+/** The reads in one statement (a read alone as its own query); their answers in order. */
+export async function readTogether<T extends unknown[]>(db: Kysely<Database>, reads: { [K in keyof T]: StatsRead<T[K]> }): Promise<T> {
+  const asked = reads.filter((read) => read.query !== undefined);
+  let rowsOf = (_read: StatsRead<unknown>): any[] => [];
+  if (asked.length === 1) {
+    const { rows } = await sql<any>`${asked[0].query}`.execute(db);
+    rowsOf = () => rows;
+  } else if (asked.length > 1) {
+    const columns = asked.map((read, i) => sql`(select coalesce(json_agg(r), '[]'::json) from (${read.query}) r) as ${sql.id(`r${i}`)}`);
+    const { rows } = await sql<any>`select ${sql.join(columns)}`.execute(db);
+    rowsOf = (read) => rows[0][`r${asked.indexOf(read)}`];
+  }
+  return reads.map((read) => read.decode(read.query === undefined ? [] : rowsOf(read))) as T;
+}
+
 /** The window's rows, filtered as every statistic is (transfer legs excluded). */
 function windowRows(window: StatsWindow): RawBuilder<unknown> {
   const walletFilter = window.walletIds?.length ? sql`and t.wallet_id = any(${window.walletIds}::bigint[])` : sql``;
@@ -181,13 +211,13 @@ export function spanRows(dayTable: string, window: StatsWindow, days: DayRange, 
 /**
  * Sums per type, wallet (so currency) and first category (the lowest linked id), party or
  * intent over the whole local days `days` (the window's), from the three summary tables in one
- * statement, joined to the names after aggregating; each list repeats a key once per wallet,
+ * query, joined to the names after aggregating; each list repeats a key once per wallet,
  * and the views add them up. (Since the monthly rollups PostgreSQL plans it without parallel
  * workers at 1M rows, for every preset; it no longer runs in a transaction that forbids them.)
  */
-export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, days: DayRange, today?: string): Promise<DimensionSums> {
-  const { rows } = await sql<any>`
-    select d.kind, d.type, d.key_id, d.intent, d.total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
+export function dimensionSumsRead(window: StatsWindow, days: DayRange, today?: string): StatsRead<DimensionSums> {
+  const query = sql`
+    select d.kind, d.type, d.key_id, d.intent, d.total::text as total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
       select 'category' as kind, s.type, s.wallet_id, s.category_id as key_id, null::text as intent, sum(s.total) as total, sum(s.count) as count
         from ${spanRows('stats_category_day_sums', window, days, today)} group by s.type, s.wallet_id, s.category_id having sum(s.count) > 0
@@ -200,24 +230,34 @@ export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, d
     ) d
     join wallets w on w.id = d.wallet_id
     left join categories c on d.kind = 'category' and c.id = d.key_id
-    left join parties p on d.kind = 'party' and p.id = d.key_id`.execute(db);
-  // 0 is the summary's key for "none"
-  const id = (value: unknown) => (value === null || Number(value) === 0 ? null : Number(value));
-  const of = (kind: string) => rows.filter((row) => row.kind === kind);
-  return {
-    categories: of('category').map((row) => ({ ...toSum(row), id: id(row.key_id), name: row.category_name, slug: row.category_slug })),
-    parties: of('party').map((row) => ({ ...toSum(row), id: id(row.key_id), name: row.party_name, slug: null })),
-    intents: of('intent').map((row) => ({ ...toSum(row), intent: row.intent })),
+    left join parties p on d.kind = 'party' and p.id = d.key_id`;
+  const decode = (rows: any[]): DimensionSums => {
+    // 0 is the summary's key for "none"
+    const id = (value: unknown) => (value === null || Number(value) === 0 ? null : Number(value));
+    const sums: DimensionSums = { categories: [], parties: [], intents: [] };
+    // literals, not spreads of toSum: a spread per row cost more than the rest of the decoding
+    for (const row of rows) {
+      const [type, currency, total, count] = [row.type, row.currency, String(row.total), Number(row.count)];
+      if (row.kind === 'category') sums.categories.push({ type, currency, total, count, id: id(row.key_id), name: row.category_name, slug: row.category_slug });
+      else if (row.kind === 'party') sums.parties.push({ type, currency, total, count, id: id(row.key_id), name: row.party_name, slug: null });
+      else sums.intents.push({ type, currency, total, count, intent: row.intent });
+    }
+    return sums;
   };
+  return { query, decode };
+}
+
+export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, days: DayRange, today?: string): Promise<DimensionSums> {
+  return (await readTogether(db, [dimensionSumsRead(window, days, today)]))[0];
 }
 
 /**
  * dimensionSums from the raw rows: sums per type, wallet, first category, party and intent in
  * one pass over the window's index-only scan, joined to the names after aggregating.
  */
-export async function rawDimensionSums(db: Kysely<Database>, window: StatsWindow): Promise<DimensionSums> {
-  const { rows } = await sql<any>`
-    select d.*, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
+export function rawDimensionSumsRead(window: StatsWindow): StatsRead<DimensionSums> {
+  const query = sql`
+    select d.type, d.wallet_id, d.category_id, d.party_id, d.intent, d.total::text as total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
       select t.type, t.wallet_id, first_category.id as category_id, t.party_id, t.intent, sum(t.amount) as total, count(*) as count
       from transactions t
@@ -227,24 +267,42 @@ export async function rawDimensionSums(db: Kysely<Database>, window: StatsWindow
     ) d
     join wallets w on w.id = d.wallet_id
     left join categories c on c.id = d.category_id
-    left join parties p on p.id = d.party_id`.execute(db);
-  const id = (value: unknown) => (value === null ? null : Number(value));
-  return {
-    categories: rows.map((row) => ({ ...toSum(row), id: id(row.category_id), name: row.category_name, slug: row.category_slug })),
-    parties: rows.map((row) => ({ ...toSum(row), id: id(row.party_id), name: row.party_name, slug: null })),
-    intents: rows.map((row) => ({ ...toSum(row), intent: row.intent })),
+    left join parties p on p.id = d.party_id`;
+  const decode = (rows: any[]): DimensionSums => {
+    const id = (value: unknown) => (value === null ? null : Number(value));
+    return {
+      categories: rows.map((row) => ({ ...toSum(row), id: id(row.category_id), name: row.category_name, slug: row.category_slug })),
+      parties: rows.map((row) => ({ ...toSum(row), id: id(row.party_id), name: row.party_name, slug: null })),
+      intents: rows.map((row) => ({ ...toSum(row), intent: row.intent })),
+    };
   };
+  return { query, decode };
+}
+
+export async function rawDimensionSums(db: Kysely<Database>, window: StatsWindow): Promise<DimensionSums> {
+  return (await readTogether(db, [rawDimensionSumsRead(window)]))[0];
 }
 
 /** The winners' currency, description and first category; `prelude`: CTEs `winner` may name. */
 const LARGEST_TAIL = (winner: RawBuilder<unknown>, prelude?: RawBuilder<unknown>) => sql`
     with ${prelude ? sql`${prelude}, ` : sql``} winner as (${winner})
-    select winner.id, winner.type, w.currency, winner.amount, x.description, x.datetime,
+    select winner.id, winner.type, winner.wallet_id, w.currency, winner.amount::text as amount, x.description,
+           floor(extract(epoch from x.datetime) * 1000)::float8 as datetime_ms,
            (select c.name from categories c
             where c.id = (select min(tc.category_id) from transaction_categories tc where tc.transaction_id = winner.id)) as category
     from winner
     join wallets w on w.id = winner.wallet_id
     join transactions x on x.id = winner.id`;
+
+const largestRow = (row: any): LargestRow => ({
+  id: Number(row.id),
+  type: row.type,
+  currency: row.currency,
+  amount: row.amount,
+  description: row.description,
+  datetime: new Date(Number(row.datetime_ms)),
+  category: row.category,
+});
 
 /**
  * The largest transaction of each type in each wallet over the whole local days `days` (the
@@ -253,15 +311,15 @@ const LARGEST_TAIL = (winner: RawBuilder<unknown>, prelude?: RawBuilder<unknown>
  * rows until a row falls in the window: about (rows of the pair) / (its rows in the window)
  * index entries, which beats scanning the window unless the window is a sliver of the history
  * (one day of three years), when rawLargestPerWallet's window scan is the cheaper one. The
- * pairs, that choice and the look-ups are one statement; it gives no row when the window is
- * such a sliver (or empty), and then rawLargestPerWallet answers.
+ * pairs, that choice and the look-ups are one query; it gives no row when the window is
+ * such a sliver (or empty), and then rawLargestPerWallet answers (largestOrRaw).
  */
-export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow, days: DayRange, today?: string): Promise<LargestRow[]> {
+export function largestPerWalletRead(window: StatsWindow, days: DayRange, today?: string): StatsRead<LargestRow[]> {
   const pairs = sql`pairs as materialized (
       select p.wallet_id, p.type, p.n, case when p.type = 'income' then w.income_count else w.expense_count end as total
       from (select s.wallet_id, s.type, sum(s.count) as n from ${spanRows('stats_day_sums', window, days, today)} group by 1, 2 having sum(s.count) > 0) p
       join wallets w on w.id = p.wallet_id)`;
-  const { rows } = await sql<any>`${LARGEST_TAIL(
+  const query = sql`${LARGEST_TAIL(
     sql`
       select x.id, p.type, p.wallet_id, x.amount
       from pairs p
@@ -276,9 +334,19 @@ export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow
       where not exists (select from pairs q where q.total > q.n * (select sum(r.n) from pairs r))`,
     pairs,
   )}
-    order by winner.wallet_id, winner.type`.execute(db);
-  if (rows.length === 0) return rawLargestPerWallet(db, window);
-  return rows.map((row) => ({ ...row, id: Number(row.id), amount: String(row.amount) }));
+    order by winner.wallet_id, winner.type`;
+  // by wallet, then type, as ordered (a tie between wallets goes to the first: views/statistics.ts largest)
+  const decode = (rows: any[]) => [...rows].sort((a, b) => Number(a.wallet_id) - Number(b.wallet_id) || (a.type < b.type ? -1 : 1)).map(largestRow);
+  return { query, decode };
+}
+
+/** largestPerWalletRead's rows, or rawLargestPerWallet's when it gave none (a sliver of the history, or an empty window). */
+export async function largestOrRaw(db: Kysely<Database>, window: StatsWindow, rows: LargestRow[]): Promise<LargestRow[]> {
+  return rows.length > 0 ? rows : rawLargestPerWallet(db, window);
+}
+
+export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow, days: DayRange, today?: string): Promise<LargestRow[]> {
+  return largestOrRaw(db, window, (await readTogether(db, [largestPerWalletRead(window, days, today)]))[0]);
 }
 
 /**
@@ -286,8 +354,8 @@ export async function largestPerWallet(db: Kysely<Database>, window: StatsWindow
  * rows holding them by a second such scan hash-joined to the maxima (no sort of the window),
  * then the few winners' description and first category by primary key.
  */
-export async function rawLargestPerWallet(db: Kysely<Database>, window: StatsWindow): Promise<LargestRow[]> {
-  const { rows } = await sql<any>`${LARGEST_TAIL(sql`
+export function rawLargestPerWalletRead(window: StatsWindow): StatsRead<LargestRow[]> {
+  const query = LARGEST_TAIL(sql`
       with top as (
         select t.type, t.wallet_id, max(t.amount) as amount
         from transactions t
@@ -298,8 +366,12 @@ export async function rawLargestPerWallet(db: Kysely<Database>, window: StatsWin
       from transactions t
       join top on top.type = t.type and top.wallet_id = t.wallet_id and top.amount = t.amount
       where ${windowRows(window)}
-      group by 2, 3, 4`)}`.execute(db);
-  return rows.map((row) => ({ ...row, id: Number(row.id), amount: String(row.amount) }));
+      group by 2, 3, 4`);
+  return { query, decode: (rows) => rows.map(largestRow) };
+}
+
+export async function rawLargestPerWallet(db: Kysely<Database>, window: StatsWindow): Promise<LargestRow[]> {
+  return (await readTogether(db, [rawLargestPerWalletRead(window)]))[0];
 }
 
 /** Current balances of the caller's live wallets (only `walletIds` when given), per currency. */

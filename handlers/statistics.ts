@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.js';
 import { settingOf } from '../db/settings.js';
 import type { ReadManualRates } from '../db/services.js';
 import * as sums from '../db/statistics.js';
-import { dailyDigest, rawDailyDigest, type DailyDigest } from '../db/statistics-daily.js';
+import { dailyDigestRead, rawDailyDigestRead, type DailyDigest } from '../db/statistics-daily.js';
 import { Decimal } from '../domain/money.js';
 import { dayIn, statsRange } from '../domain/stats-periods.js';
 import { invalidField } from '../server/errors.js';
@@ -59,20 +59,23 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const digestOptions = { startDay: range.startDay, byDay: period === 'day' && wants('cashflow') };
   const noDaily: DailyDigest = { totals: [], months: [], days: [], weekdays: [], wallets: [] };
   const today = dayIn(now, timeZone);
-  const readDaily = async () =>
-    summary
-      ? dailyDigest(db, window, dailyDays, timeZone, now, today, digestOptions)
-      : rawDailyDigest(db, window, dailyDays, timeZone, now, digestOptions);
-  const readDimensions = async () =>
-    summary ? sums.dimensionSums(db, window, { first: range.startDay, last: range.endDay }, today) : sums.rawDimensionSums(db, window);
-  const readLargest = async () =>
-    summary ? sums.largestPerWallet(db, window, { first: range.startDay, last: range.endDay }, today) : sums.rawLargestPerWallet(db, window);
-  const { balances } = setup;
-  const [daily, { categories, parties, intents }, largest] = await Promise.all([
-    wants('overview', 'activity', 'comparisons', 'cashflow') ? readDaily() : noDaily,
-    wants('activity', 'categories', 'parties', 'position') ? readDimensions() : noDimensions,
-    wants('cashflow') ? readLargest() : [],
+  const dimensionDays = { first: range.startDay, last: range.endDay };
+  // the sections' reads in one statement (sums.readTogether)
+  const [daily, { categories, parties, intents }, found] = await sums.readTogether(db, [
+    !wants('overview', 'activity', 'comparisons', 'cashflow')
+      ? sums.nothingRead(noDaily)
+      : summary
+        ? dailyDigestRead(window, dailyDays, timeZone, now, today, digestOptions)
+        : rawDailyDigestRead(window, dailyDays, timeZone, now, digestOptions),
+    !wants('activity', 'categories', 'parties', 'position')
+      ? sums.nothingRead(noDimensions)
+      : summary
+        ? sums.dimensionSumsRead(window, dimensionDays, today)
+        : sums.rawDimensionSumsRead(window),
+    !wants('cashflow') ? sums.nothingRead<sums.LargestRow[]>([]) : summary ? sums.largestPerWalletRead(window, dimensionDays, today) : sums.rawLargestPerWalletRead(window),
   ]);
+  const largest = summary && wants('cashflow') ? await sums.largestOrRaw(db, window, found) : found;
+  const { balances } = setup;
   const currencies = new Set([...daily.totals, ...categories, ...parties, ...intents, ...largest, ...balances].map((row) => row.currency));
   const conv = new view.Converter(await conversionRates(ctx, currency, currencies, { manualRates: setup.manualRates }));
   const cash = balances.reduce((acc, b) => acc.plus(conv.convert(b.total, b.currency)), new Decimal(0));

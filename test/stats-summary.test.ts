@@ -8,7 +8,7 @@ import { Decimal } from '../domain/money.js';
 import { dayIn, statsRange } from '../domain/stats-periods.js';
 import * as sums from '../db/statistics.js';
 import { spanPlan, yearPlan } from '../db/statistics-span.js';
-import { dailyDigest, rawDailyDigest } from '../db/statistics-daily.js';
+import { dailyDigest, dailyDigestRead, rawDailyDigest, rawDailyDigestRead } from '../db/statistics-daily.js';
 import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
 import { startApp } from './helpers/harness.js';
 import { summaryOffRecount } from './helpers/stats-summary-invariant.js';
@@ -35,6 +35,9 @@ function normalised<T extends sums.CurrencySum>(rows: T[], keyOf: (row: T) => st
   }
   return [...totals].filter(([, v]) => v.count !== 0).map(([k, v]) => `${k} ${v.total.toFixed(4)} ${v.count}`).sort();
 }
+
+/** Each list of an answer as sorted JSON lines: the rows of a read come in no set order. */
+const canonical = (answer: object) => Object.fromEntries(Object.entries(answer).map(([key, rows]) => [key, (rows as unknown[]).map((row) => JSON.stringify(row)).sort()]));
 
 /** The statistics the summary answers equal those recomputed from the raw rows. */
 async function summaryAgreesWithRows(t: Test, step: string) {
@@ -82,7 +85,22 @@ async function summaryAgreesWithRows(t: Test, step: string) {
     const stored = [...digests.flatMap((d) => [...d.totals, ...d.months, ...d.days, ...d.wallets]), ...summary.categories, ...summary.parties, ...summary.intents];
     t.same(stored.filter((row) => !(row.count > 0)), [], `${step}, ${label}: no group of subtracted days alone`);
     const largest = (rows: sums.LargestRow[]) => rows.map((r) => `${r.id} ${r.type} ${r.currency} ${new Decimal(r.amount).toFixed(4)} ${r.description} ${r.category}`).sort();
-    t.same(largest(await sums.largestPerWallet(api.db, window, { first: range.startDay, last: range.endDay }, today)), largest(await sums.rawLargestPerWallet(api.db, window)), `${step}, ${label}: largest rows`);
+    const largestRows = await sums.largestPerWallet(api.db, window, { first: range.startDay, last: range.endDay }, today);
+    t.same(largest(largestRows), largest(await sums.rawLargestPerWallet(api.db, window)), `${step}, ${label}: largest rows`);
+    // the three reads in one statement, as GET /stats runs them, answer as each alone
+    const dimensionDays = { first: range.startDay, last: range.endDay };
+    const digestOptions = { startDay: range.startDay, byDay: false };
+    const together = await sums.readTogether(api.db, [
+      dailyDigestRead(window, days, zone, NOW, today, digestOptions),
+      sums.dimensionSumsRead(window, dimensionDays, today),
+      sums.largestPerWalletRead(window, dimensionDays, today),
+    ]);
+    t.same(canonical(together[0]), canonical(digests[1]), `${step}, ${label}: the digest read with the others`);
+    t.same(canonical(together[1]), canonical(summary), `${step}, ${label}: the dimension sums read with the others`);
+    t.same(await sums.largestOrRaw(api.db, window, together[2]), largestRows, `${step}, ${label}: the largest rows read with the others`);
+    const rawTogether = await sums.readTogether(api.db, [rawDailyDigestRead(window, days, zone, NOW, digestOptions), sums.rawDimensionSumsRead(window)]);
+    t.same(canonical(rawTogether[0]), canonical(await rawDailyDigest(api.db, window, days, zone, NOW, digestOptions)), `${step}, ${label}: the raw digest read with the others`);
+    t.same(canonical(rawTogether[1]), canonical(raw), `${step}, ${label}: the raw dimension sums read with the others`);
   }
   const stats = await api.request('GET', '/api/v1/stats?preset=all_time', { token: owner.token });
   t.equal(stats.status, 200, `${step}: GET /stats answers`);
@@ -255,4 +273,24 @@ t.test('statsSetup checks the asked wallets and reads their balances with the se
   t.same(sorted(all.balances), sorted(await sums.balancesPerCurrency(api.db, userId)), 'every live wallet without a filter');
   t.ok(all.balances.every((row) => typeof row.total === 'string'), 'sums stay decimal strings');
   t.same((await sums.statsSetup(api.db, userId)).balances, [], 'none unless asked for');
+});
+
+t.test('reads run together keep exact sums (JSON carries them as text)', async (t) => {
+  const rich = await api.newUser();
+  const wallet = await fx.mainWallet(rich.user.id);
+  // 19 digits: a JSON number (a double) would come back as 123456789012345.67
+  await sql`insert into transactions (user_id, wallet_id, type, amount, datetime, updated_at, last_synced_at)
+    values (${rich.user.id}, ${wallet}, 'income', 123456789012345.6789, timestamptz '2026-11-10 08:00:00+00', now(), now())`.execute(api.db);
+  const range = statsRange({ startDate: '2026-11-01', endDate: '2026-11-19' }, NOW, 'UTC')!;
+  const window = { userId: rich.user.id, from: range.from, before: range.before };
+  const [days, today] = [{ first: range.startDay, last: range.endDay }, dayIn(NOW, 'UTC')];
+  const [digest, dimensions, largest] = await sums.readTogether(api.db, [
+    dailyDigestRead(window, { first: range.previousStartDay, last: range.endDay }, 'UTC', NOW, today, { startDay: range.startDay, byDay: false }),
+    sums.dimensionSumsRead(window, days, today),
+    sums.largestPerWalletRead(window, days, today),
+  ]);
+  const exact = '123456789012345.6789';
+  t.same(digest.totals.map((s) => s.total), [exact], 'the digest total');
+  t.same(dimensions.categories.map((s) => s.total), [exact], 'the category sum');
+  t.same((await sums.largestOrRaw(api.db, window, largest)).map((row) => [row.amount, row.datetime.toISOString()]), [[exact, '2026-11-10T08:00:00.000Z']], 'the largest row and its instant');
 });
