@@ -9,10 +9,11 @@
 // statement (021-023 already count on that: their link triggers add each link's move as it
 // comes), so the per-row look-up of a first category and the join to the links find nothing.
 //
-// - statistics (021/024/028): the same functions, emitted with `insertsOnlyAdd` (category 0,
-//   no deletes on insert) and `rollUpFromDays`: on every event the month, year and weekday
-//   rows are summed from the statement's day sums (a few hundred rows) instead of each
-//   re-grouping every change.
+// - statistics (021/024/028): the same functions, emitted with `zoneOnce` (PostgreSQL pulled
+//   the zone subquery into the join and called stats_time_zone, a query, once per changed row),
+//   `insertsOnlyAdd` (category 0, no deletes on insert) and `rollUpFromDays`: on every event
+//   the month, year and weekday rows are summed from the statement's day sums (a few hundred
+//   rows) instead of each re-grouping every change.
 // - budgets (023) and list totals (022): the insert triggers call new insert-only functions;
 //   the update and delete triggers keep the functions of 022/023.
 // - 002's transactions_user_datetime_idx (user, datetime desc, id desc, every row) goes: no

@@ -61,11 +61,11 @@ const userZones = (relation: string, once: boolean) => (once ? `(with user_zones
 /**
  * Signed contributions of the transaction rows `rows` (alias t, condition `where`) of the users
  * `users` (a relation of user_id): one row per transaction with every key column, `sign` *
- * amount and `sign` as count. Each user's zone is looked up once, not per row. A deleted
- * user's rows contribute nothing: the triggers of an account deletion's cascaded deletes run
- * after the users trigger that removed the account's summary rows. `noLinks`: the rows are new,
- * so no category link can reference them yet (category 0 without a look-up per row); `zoneOnce`:
- * see SummaryFunctionOptions.
+ * amount and `sign` as count. Each user's zone is looked up once, not per row, only with
+ * `zoneOnce` (see SummaryFunctionOptions). A deleted user's rows contribute nothing: the
+ * triggers of an account deletion's cascaded deletes run after the users trigger that removed
+ * the account's summary rows. `noLinks`: the rows are new, so no category link can reference
+ * them yet (category 0 without a look-up per row).
  */
 function contributions(rows: string, sign: number, users: string, where = 'true', { noLinks = false, zoneOnce = false } = {}): string {
   return `
