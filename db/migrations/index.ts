@@ -30,6 +30,7 @@ import * as m025 from './025_import_suggestion_counts.js';
 import * as m026 from './026_link_wallet_locks.js';
 import * as m027 from './027_import_suggestions_user_key.js';
 import * as m028 from './028_statistics_year_sums.js';
+import * as m029 from './029_cheaper_ledger_inserts.js';
 import * as m030 from './030_import_suggestion_matches_unkeyed.js';
 
 export const migrations: Record<string, Migration> = {
@@ -58,5 +59,6 @@ export const migrations: Record<string, Migration> = {
   '026_link_wallet_locks': m026,
   '027_import_suggestions_user_key': m027,
   '028_statistics_year_sums': m028,
+  '029_cheaper_ledger_inserts': m029,
   '030_import_suggestion_matches_unkeyed': m030,
 };

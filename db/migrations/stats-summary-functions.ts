@@ -55,44 +55,76 @@ const dayOf = ({ rollupOf, by }: SummaryTable) => (rollupOf ? `date_trunc('${by 
 /** The key's value from rows that have a local `day` and the key columns. */
 const keyOf = ({ key }: SummaryTable) => (key === 'weekday' ? `extract(isodow from day)::smallint` : key);
 
+/** The users' zones `relation`, with `once` computed once per statement (see zoneOnce). */
+const userZones = (relation: string, once: boolean) => (once ? `(with user_zones as materialized ${relation} select * from user_zones)` : relation);
+
 /**
  * Signed contributions of the transaction rows `rows` (alias t, condition `where`) of the users
  * `users` (a relation of user_id): one row per transaction with every key column, `sign` *
- * amount and `sign` as count. Each user's zone is looked up once, not per row. A deleted
- * user's rows contribute nothing: the triggers of an account deletion's cascaded deletes run
- * after the users trigger that removed the account's summary rows.
+ * amount and `sign` as count. Each user's zone is looked up once, not per row, only with
+ * `zoneOnce` (see SummaryFunctionOptions). A deleted user's rows contribute nothing: the
+ * triggers of an account deletion's cascaded deletes run after the users trigger that removed
+ * the account's summary rows. `noLinks`: the rows are new, so no category link can reference
+ * them yet (category 0 without a look-up per row).
  */
-function contributions(rows: string, sign: number, users: string, where = 'true'): string {
+function contributions(rows: string, sign: number, users: string, where = 'true', { noLinks = false, zoneOnce = false } = {}): string {
   return `
     select t.user_id, (t.datetime at time zone z.zone)::date as day, t.wallet_id, t.type, t.intent,
-           coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0) as category_id,
+           ${noLinks ? '0::bigint' : 'coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0)'} as category_id,
            coalesce(t.party_id, 0) as party_id, ${sign} * t.amount as total, ${sign}::bigint as count
       from ${rows} t
-      join (select u.user_id, stats_time_zone(u.user_id) as zone from ${users} u where exists (select 1 from users where users.id = u.user_id)) z
+      join ${userZones(`(select u.user_id, stats_time_zone(u.user_id) as zone from ${users} u where exists (select 1 from users where users.id = u.user_id))`, zoneOnce)} z
         on z.user_id = t.user_id
      where t.deleted_at is null and t.transfer_id is null and (${where})`;
 }
 
+/** How 029 emits the trigger functions; without options they are what 021-028 emitted. */
+export interface SummaryFunctionOptions {
+  /** Month and year rows are summed from the statement's day sums, not from every change again. */
+  rollUpFromDays?: boolean;
+  /**
+   * An INSERT into transactions only adds: no count falls to 0 (no deletes), and a new row has
+   * no category link yet (links reference it, and every write links in a later statement).
+   */
+  insertsOnlyAdd?: boolean;
+  /**
+   * Each user's zone is looked up once per statement (a materialized CTE). Otherwise PostgreSQL
+   * pulls the zone subquery up and calls stats_time_zone (a query) once per changed row.
+   */
+  zoneOnce?: boolean;
+}
+
 /**
  * Adds the rows of `changes` (contribution columns) to the given summaries in one statement,
- * then deletes the rows of `users` (a relation of user_id) whose count fell to 0.
+ * then, unless `onlyAdds`, deletes the rows of `users` (a relation of user_id) whose count fell to 0.
  */
-function applyChanges(changes: string, users: string, tables: readonly SummaryTable[]): string {
+function applyChanges(changes: string, users: string, tables: readonly SummaryTable[], { rollUpFromDays = false, onlyAdds = false } = {}): string {
+  // with rollUpFromDays each day table's sums are one CTE, read by its upsert and its rollups
+  const daySums = (summary: SummaryTable) => `${summary.table}_changes`;
+  const summedByDay = (summary: SummaryTable) => rollUpFromDays && !summary.rollupOf && tables.some((other) => other.rollupOf === summary.table);
+  const source = (summary: SummaryTable) => {
+    if (!rollUpFromDays) return 'changes';
+    const day = tables.find((other) => other.table === (summary.rollupOf ?? summary.table));
+    return day && summedByDay(day) ? daySums(day) : 'changes';
+  };
   const upserts = tables.map((summary) => `
     insert into ${summary.table} as s (user_id, day, wallet_id, type, ${summary.key}, total, count)
-    select user_id, ${dayOf(summary)}, wallet_id, type, ${keyOf(summary)}, sum(total), sum(count) from changes
+    select user_id, ${dayOf(summary)}, wallet_id, type, ${keyOf(summary)}, sum(total), sum(count) from ${source(summary)}
      group by 1, 2, 3, 4, 5 having sum(count) <> 0 or sum(total) <> 0
      order by 1, 2, 3, 4, 5
     on conflict (user_id, day, wallet_id, type, ${summary.key})
     do update set total = s.total + excluded.total, count = s.count + excluded.count`);
+  const sums = tables.filter(summedByDay).map((summary) => `, ${daySums(summary)} as materialized (
+      select user_id, day, wallet_id, type, ${summary.key}, sum(total) as total, sum(count) as count from changes group by 1, 2, 3, 4, 5)`);
   const ctes = upserts.slice(0, -1).map((upsert, i) => `u${i} as (${upsert} returning 1)`);
-  return `with changes as materialized (${changes})${ctes.map((cte) => `, ${cte}`).join('')}
-    ${upserts[upserts.length - 1]};
+  const deletes = onlyAdds ? '' : `
     ${tables.map(({ table }) => `delete from ${table} where count = 0 and user_id in (select user_id from ${users} u);`).join('\n')}`;
+  return `with changes as materialized (${changes})${sums.join('')}${ctes.map((cte) => `, ${cte}`).join('')}
+    ${upserts[upserts.length - 1]};${deletes}`;
 }
 
 /** Rebuilds the users' rows of `tables`: day tables from the transactions, rollups from their day table. */
-function rebuildInserts(tables: readonly SummaryTable[]): string {
+function rebuildInserts(tables: readonly SummaryTable[], zoneOnce = false): string {
   return tables
     .map((summary) =>
       summary.rollupOf
@@ -104,7 +136,7 @@ function rebuildInserts(tables: readonly SummaryTable[]): string {
         : `
       insert into ${summary.table} (user_id, day, wallet_id, type, ${summary.key}, total, count)
       select user_id, day, wallet_id, type, ${summary.key}, sum(total), sum(count)
-        from (${contributions('transactions', 1, '(select unnest(uids) as user_id)', 't.user_id = any(uids)')}) c
+        from (${contributions('transactions', 1, '(select unnest(uids) as user_id)', 't.user_id = any(uids)', { zoneOnce })}) c
        group by 1, 2, 3, 4, 5;`,
     )
     .join('\n');
@@ -114,7 +146,7 @@ function rebuildInserts(tables: readonly SummaryTable[]): string {
 // those it removed.
 // Each side is aggregated once (EXCEPT ALL and GROUP BY hash the transition tables), not
 // looked up per transaction: a statement linking many rows stays linear in its rows.
-const firstCategoryMoves = (added: string, removed: string) => `
+const firstCategoryMoves = (added: string, removed: string, zoneOnce = false) => `
     with affected as (
       select a0.transaction_id from ${added} a0 union select r0.transaction_id from ${removed} r0
     ), now_links as (
@@ -133,8 +165,8 @@ const firstCategoryMoves = (added: string, removed: string) => `
       select t.*, (t.datetime at time zone z.zone)::date as day, f.new_first, f.old_first
         from firsts f
         join transactions t on t.id = f.transaction_id
-        join (select u.user_id, stats_time_zone(u.user_id) as zone
-                from (select a1.user_id from ${added} a1 union select r1.user_id from ${removed} r1) u) z on z.user_id = t.user_id
+        join ${userZones(`(select u.user_id, stats_time_zone(u.user_id) as zone
+                from (select a1.user_id from ${added} a1 union select r1.user_id from ${removed} r1) u)`, zoneOnce)} z on z.user_id = t.user_id
        where f.old_first <> f.new_first and t.deleted_at is null and t.transfer_id is null
     )
     select user_id, day, wallet_id, type, intent, old_first as category_id, party_id, -amount as total, -1::bigint as count from moved
@@ -146,13 +178,14 @@ const firstCategoryMoves = (added: string, removed: string) => `
  * statement trigger functions of transactions, transaction_categories and users. The triggers
  * themselves and the zone functions they call are the migrations'.
  */
-export async function defineSummaryFunctions(db: Kysely<any>, tables: readonly SummaryTable[]): Promise<void> {
+export async function defineSummaryFunctions(db: Kysely<any>, tables: readonly SummaryTable[], options: SummaryFunctionOptions = {}): Promise<void> {
+  const { rollUpFromDays = false, insertsOnlyAdd = false, zoneOnce = false } = options;
   await sql`create or replace function stats_sums_rebuild(uids bigint[]) returns void language plpgsql as $$
     begin
       -- the writers' lock order: their wallets first
       perform 1 from wallets w where w.user_id = any(uids) order by w.id for no key update;
       ${sql.raw(tables.map(({ table }) => `delete from ${table} where user_id = any(uids);`).join('\n'))}
-      ${sql.raw(rebuildInserts(tables))}
+      ${sql.raw(rebuildInserts(tables, zoneOnce))}
     end
   $$`.execute(db);
 
@@ -163,11 +196,11 @@ export async function defineSummaryFunctions(db: Kysely<any>, tables: readonly S
   await sql`create or replace function stats_sums_after_transactions() returns trigger language plpgsql as $$
     begin
       if tg_op = 'INSERT' then
-        ${sql.raw(applyChanges(contributions('new_rows', 1, NEW_USERS), NEW_USERS, tables))}
+        ${sql.raw(applyChanges(contributions('new_rows', 1, NEW_USERS, 'true', { noLinks: insertsOnlyAdd, zoneOnce }), NEW_USERS, tables, { rollUpFromDays, onlyAdds: insertsOnlyAdd }))}
       elsif tg_op = 'DELETE' then
-        ${sql.raw(applyChanges(contributions('old_rows', -1, OLD_USERS), OLD_USERS, tables))}
+        ${sql.raw(applyChanges(contributions('old_rows', -1, OLD_USERS, 'true', { zoneOnce }), OLD_USERS, tables, { rollUpFromDays }))}
       else
-        ${sql.raw(applyChanges(`${contributions('new_rows', 1, BOTH_USERS, changedIds)} union all ${contributions('old_rows', -1, BOTH_USERS, changedIds)}`, BOTH_USERS, tables))}
+        ${sql.raw(applyChanges(`${contributions('new_rows', 1, BOTH_USERS, changedIds, { zoneOnce })} union all ${contributions('old_rows', -1, BOTH_USERS, changedIds, { zoneOnce })}`, BOTH_USERS, tables, { rollUpFromDays }))}
       end if;
       return null;
     end
@@ -178,11 +211,11 @@ export async function defineSummaryFunctions(db: Kysely<any>, tables: readonly S
   await sql`create or replace function stats_sums_after_transaction_categories() returns trigger language plpgsql as $$
     begin
       if tg_op = 'INSERT' then
-        ${sql.raw(applyChanges(firstCategoryMoves('new_rows', NO_ROWS), NEW_USERS, categoryTables))}
+        ${sql.raw(applyChanges(firstCategoryMoves('new_rows', NO_ROWS, zoneOnce), NEW_USERS, categoryTables, { rollUpFromDays }))}
       elsif tg_op = 'DELETE' then
-        ${sql.raw(applyChanges(firstCategoryMoves(NO_ROWS, 'old_rows'), OLD_USERS, categoryTables))}
+        ${sql.raw(applyChanges(firstCategoryMoves(NO_ROWS, 'old_rows', zoneOnce), OLD_USERS, categoryTables, { rollUpFromDays }))}
       else
-        ${sql.raw(applyChanges(firstCategoryMoves('new_rows', 'old_rows'), BOTH_USERS, categoryTables))}
+        ${sql.raw(applyChanges(firstCategoryMoves('new_rows', 'old_rows', zoneOnce), BOTH_USERS, categoryTables, { rollUpFromDays }))}
       end if;
       return null;
     end
