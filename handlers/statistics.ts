@@ -60,19 +60,29 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const noDaily: DailyDigest = { totals: [], months: [], days: [], weekdays: [], wallets: [] };
   const today = dayIn(now, timeZone);
   const dimensionDays = { first: range.startDay, last: range.endDay };
+  /** A read the sections want, from the per-day summary or from the rows; else `none`, unread. */
+  const readIf = <T>(wanted: boolean, none: T, fromSummary: () => sums.StatsRead<T>, fromRows: () => sums.StatsRead<T>) =>
+    !wanted ? sums.nothingRead(none) : summary ? fromSummary() : fromRows();
   // the sections' reads in one statement (sums.readTogether)
   const [daily, { categories, parties, intents }, found] = await sums.readTogether(db, [
-    !wants('overview', 'activity', 'comparisons', 'cashflow')
-      ? sums.nothingRead(noDaily)
-      : summary
-        ? dailyDigestRead(window, dailyDays, timeZone, now, today, digestOptions)
-        : rawDailyDigestRead(window, dailyDays, timeZone, now, digestOptions),
-    !wants('activity', 'categories', 'parties', 'position')
-      ? sums.nothingRead(noDimensions)
-      : summary
-        ? sums.dimensionSumsRead(window, dimensionDays, today)
-        : sums.rawDimensionSumsRead(window),
-    !wants('cashflow') ? sums.nothingRead<sums.LargestRow[]>([]) : summary ? sums.largestPerWalletRead(window, dimensionDays, today) : sums.rawLargestPerWalletRead(window),
+    readIf(
+      wants('overview', 'activity', 'comparisons', 'cashflow'),
+      noDaily,
+      () => dailyDigestRead(window, dailyDays, timeZone, now, today, digestOptions),
+      () => rawDailyDigestRead(window, dailyDays, timeZone, now, digestOptions),
+    ),
+    readIf(
+      wants('activity', 'categories', 'parties', 'position'),
+      noDimensions,
+      () => sums.dimensionSumsRead(window, dimensionDays, today),
+      () => sums.rawDimensionSumsRead(window),
+    ),
+    readIf<sums.LargestRow[]>(
+      wants('cashflow'),
+      [],
+      () => sums.largestPerWalletRead(window, dimensionDays, today),
+      () => sums.rawLargestPerWalletRead(window),
+    ),
   ]);
   const largest = summary && wants('cashflow') ? await sums.largestOrRaw(db, window, found) : found;
   const { balances } = setup;
