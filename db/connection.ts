@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { poolKeepingPlans } from './kept-plans.js';
 import type { Database } from './schema.js';
 
 export type DatabaseKind = 'postgresql' | 'embedded';
@@ -23,6 +24,8 @@ export interface OpenOptions {
   /** Folder that keeps the embedded database; undefined keeps it in memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** PostgreSQL: keep the plans of KEEP_PLAN statements per connection (db/kept-plans.ts); default on. */
+  keepPlans?: boolean;
 }
 
 // numeric stays a string (exact money); bigint ids become numbers (they stay far below 2^53);
@@ -31,23 +34,23 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.keepPlans ?? true);
   return openEmbedded(options.dataDir, options.poolSize ?? 10);
 }
 
-function kyselyOver(pool: pg.Pool): Kysely<Database> {
+function kyselyOver(pool: pg.Pool, keepPlans = false): Kysely<Database> {
   // An idle connection dropped by the server (restart, failover, a dropped test database)
   // is an event to log, not a crash: the pool replaces it on the next query.
   pool.on('error', (error) => console.error(`database connection lost: ${error.message}`));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: keepPlans ? poolKeepingPlans(pool) : pool }) });
 }
 
-async function openPostgres(connectionString: string, poolSize: number): Promise<DatabaseHandle> {
+async function openPostgres(connectionString: string, poolSize: number, keepPlans: boolean): Promise<DatabaseHandle> {
   // JIT off for the service's sessions: the planner's estimate for a window aggregation over a
   // large ledger crosses jit_above_cost, and compiling took ~930 ms of a 958 ms budget-progress
   // query at 1M rows (EXPLAIN ANALYZE, PostgreSQL 15) whose execution alone took 30 ms.
   const pool = new pg.Pool({ connectionString, max: poolSize, options: '-c jit=off' });
-  const db = kyselyOver(pool);
+  const db = kyselyOver(pool, keepPlans);
   return { db, kind: 'postgresql', connectionString, close: () => db.destroy() };
 }
 

@@ -10,6 +10,7 @@
 // migration 013); they are also the recomputation the tests compare the summary with.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
+import { KEEP_PLAN } from './kept-plans.js';
 import { dayWithin, spanArms, type DayRange } from './statistics-span.js';
 import type { Database, JsonValue, TransactionIntent } from './schema.js';
 
@@ -67,16 +68,19 @@ export interface StatsRead<T> {
 /** A read that reads nothing (a section not asked for). */
 export const nothingRead = <T>(value: T): StatsRead<T> => ({ decode: () => value });
 
-/** The reads in one statement (a read alone as its own query); their answers in order. */
+/**
+ * The reads in one statement (a read alone as its own query); their answers in order. Its plan is
+ * kept per connection (db/kept-plans.ts): planning it cost about as much as running it.
+ */
 export async function readTogether<T extends unknown[]>(db: Kysely<Database>, reads: { [K in keyof T]: StatsRead<T[K]> }): Promise<T> {
   const asked = reads.filter((read) => read.query !== undefined);
   let rowsOf = (_read: StatsRead<unknown>): any[] => [];
   if (asked.length === 1) {
-    const { rows } = await sql<any>`${asked[0].query}`.execute(db);
+    const { rows } = await sql<any>`${sql.raw(KEEP_PLAN)}${asked[0].query}`.execute(db);
     rowsOf = () => rows;
   } else if (asked.length > 1) {
     const columns = asked.map((read, i) => sql`(select coalesce(json_agg(r), '[]'::json) from (${read.query}) r) as ${sql.id(`r${i}`)}`);
-    const { rows } = await sql<any>`select ${sql.join(columns)}`.execute(db);
+    const { rows } = await sql<any>`${sql.raw(KEEP_PLAN)}select ${sql.join(columns)}`.execute(db);
     rowsOf = (read) => rows[0][`r${asked.indexOf(read)}`];
   }
   return reads.map((read) => read.decode(read.query === undefined ? [] : rowsOf(read))) as T;

@@ -10,6 +10,8 @@ export interface Config {
   host: string;
   /** PostgreSQL connection string; unset means the embedded database in dataDir. */
   databaseUrl: string | undefined;
+  /** PostgreSQL: connections keep the plans of the statistics reads (db/kept-plans.ts); off behind a transaction-mode pooler. */
+  databaseKeepPlans: boolean;
   dataDir: string;
   /** Secret that signs access tokens. */
   appKey: string;
@@ -91,6 +93,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
+  const keepPlansValue = (env.DATABASE_KEEP_PLANS || '1').trim().toLowerCase();
+  const databaseKeepPlans = ['1', 'true', 'on'].includes(keepPlansValue);
+  if (!databaseKeepPlans && !['0', 'false', 'off'].includes(keepPlansValue)) problems.push('DATABASE_KEEP_PLANS must be 1 or 0 (true/false, on/off)');
+
   const ratesTtlSeconds = parseDuration(env.RATES_TTL || '1h');
   if (ratesTtlSeconds === undefined) problems.push('RATES_TTL must be a duration such as 3600, 30m or 1h');
   const ratesProvider = (env.RATES_PROVIDER_URL || 'offline').trim();
@@ -126,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     databaseUrl,
+    databaseKeepPlans,
     dataDir,
     appKey: env.APP_KEY || persistedAppKey(dataDir),
     tokenTtlSeconds: tokenTtlSeconds!,

@@ -8,7 +8,7 @@ import { jobs } from '../jobs/index.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, keepPlans: config.databaseKeepPlans });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database });
   const runner = config.runJobs ? new JobRunner(database.connectionString, jobs, { db: database.db, services: app.services, log: app.log }) : undefined;

@@ -19,6 +19,7 @@ t.test('defaults', async (t) => {
     rateLimitAuth: 10,
     rateLimitApi: 600,
     corsOrigins: '*',
+    databaseKeepPlans: true,
   });
   t.equal(config.appKey, readFileSync(path.join(dataDir, 'app.key'), 'utf8').trim(), 'a generated key is kept in DATA_DIR');
   t.equal(loadConfig({ DATA_DIR: dataDir }).appKey, config.appKey, 'and reused on the next start');
@@ -27,10 +28,10 @@ t.test('defaults', async (t) => {
 
 t.test('every bad value is reported at once', async (t) => {
   const error = t.throws(() =>
-    loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', TOKEN_TTL: 'forever', DATABASE_URL: 'mysql://x', APP_KEY: 'k' }),
+    loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', TOKEN_TTL: 'forever', DATABASE_URL: 'mysql://x', DATABASE_KEEP_PLANS: 'sometimes', APP_KEY: 'k' }),
   ) as ConfigError;
   t.ok(error instanceof ConfigError);
-  for (const name of ['PORT', 'LOG_LEVEL', 'TOKEN_TTL', 'DATABASE_URL']) t.match(error.message, name);
+  for (const name of ['PORT', 'LOG_LEVEL', 'TOKEN_TTL', 'DATABASE_URL', 'DATABASE_KEEP_PLANS']) t.match(error.message, name);
 });
 
 t.test('settings', async (t) => {
@@ -38,6 +39,7 @@ t.test('settings', async (t) => {
   t.equal(config.rateLimitAuth, 0);
   t.same(config.corsOrigins, ['https://a.test', 'https://b.test']);
   t.equal(config.uploadLimitBytes, 2 * 1024 * 1024);
+  t.equal(loadConfig({ APP_KEY: 'k', DATABASE_KEEP_PLANS: 'off' }).databaseKeepPlans, false, 'off behind a transaction-mode pooler');
 });
 
 t.test('durations', async (t) => {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import '../../db/connection.js';
+import { poolKeepingPlans } from '../../db/kept-plans.js';
 import type { Database } from '../../db/schema.js';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
@@ -23,8 +24,9 @@ if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the
 const url = new URL(serverUrl);
 url.pathname = `/${process.env.BENCH_DB_NAME ?? 'finance_bench'}`;
 const pool = new pg.Pool({ connectionString: url.toString(), max: 10, options: '-c jit=off', application_name: 'stats-medians' });
-const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 const config = { ...loadConfig({ ...process.env, DATA_DIR: path.join(tmpdir(), 'finance-bench') }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
+// plans kept as the service keeps them (db/connection.ts); DATABASE_KEEP_PLANS=0 measures without
+const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: config.databaseKeepPlans ? poolKeepingPlans(pool) : pool }) });
 const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString: url.toString(), close: () => db.destroy() }, logger: false });
 const { rows } = await pool.query(`select seeded->>'email' as email, seeded->'budgets' as budgets from bench_seed where label = 'main'`);
 const budgetIds = rows[0].budgets as Record<string, number[]>;
