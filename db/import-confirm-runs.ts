@@ -32,6 +32,37 @@ export function confirmRunOf(session: ImportSessionRow): ConfirmRun | null {
   return ((session.metadata as { confirm?: ConfirmRun } | null)?.confirm as ConfirmRun | undefined) ?? null;
 }
 
+/** What a whole-session confirm is asked to do: its flags and the items' overrides. */
+export type ConfirmRequest = Pick<ConfirmRun, 'auto_create_wallets' | 'auto_create_parties' | 'auto_create_categories' | 'items'>;
+
+/** A run about to import the session's `total` suggestions from the first on. */
+export function newConfirmRun(request: ConfirmRequest, total: number, now: Date): ConfirmRun {
+  return {
+    state: 'running',
+    ...request,
+    next_index: 0,
+    total,
+    processed: 0,
+    created_count: 0,
+    already_imported_count: 0,
+    skipped_count: 0,
+    failed_count: 0,
+    started_at: now.toISOString(),
+    finished_at: null,
+  };
+}
+
+/**
+ * The metadata key under which an upload's `accept_all` waits for the end of analysis, when the
+ * session becomes ready and the run starts in the same statement (markSessionReady).
+ */
+export const CONFIRM_REQUESTED = 'confirm_requested';
+
+/** The whole-session confirm the upload asked for, if analysis has not started it yet. */
+export function requestedConfirmOf(metadata: unknown): ConfirmRequest | null {
+  return ((metadata as Record<string, unknown> | null)?.[CONFIRM_REQUESTED] as ConfirmRequest | undefined) ?? null;
+}
+
 /**
  * Starts a run unless one is running; returns the session as it is now, or undefined when a
  * run was already going (or the session is no longer ready or confirmed).

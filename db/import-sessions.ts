@@ -6,6 +6,7 @@ import type { ExistingTransaction, MatchedDraft, UserRecords } from '../domain/s
 import { dayIn } from '../domain/stats-periods.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
 import { pageMeta, pageOffset, type PageMeta } from './feed.js';
+import { CONFIRM_REQUESTED, newConfirmRun, requestedConfirmOf, type ConfirmRequest } from './import-confirm-runs.js';
 import type { Database, DuplicateMatch, ImportDocumentType, ImportSession, ImportSessionStatus, ImportSuggestion, JsonObject } from './schema.js';
 
 export type ImportSessionRow = ImportSession;
@@ -18,9 +19,19 @@ export type ImportProcessor = 'csv' | 'camt' | 'ofx' | 'document_processor';
 const RUNNING: ImportSessionStatus[] = ['extracting', 'enriching', 'checking'];
 export const ABANDONED_AFTER_MS = 10 * 60_000;
 
+/** `confirmRequested`: the upload's `accept_all`, started when analysis ends (markSessionReady). */
 export async function insertSession(
   trx: Transaction<Database>,
-  values: { userId: number; fileName: string; fileType: string; documentType: ImportDocumentType | null; processor: ImportProcessor; fileId: number; now: Date },
+  values: {
+    userId: number;
+    fileName: string;
+    fileType: string;
+    documentType: ImportDocumentType | null;
+    processor: ImportProcessor;
+    fileId: number;
+    confirmRequested?: ConfirmRequest;
+    now: Date;
+  },
 ): Promise<ImportSessionRow> {
   return trx
     .insertInto('import_sessions')
@@ -31,6 +42,7 @@ export async function insertSession(
       document_type: values.documentType,
       processor: values.processor,
       file_id: values.fileId,
+      metadata: values.confirmRequested ? JSON.stringify({ [CONFIRM_REQUESTED]: values.confirmRequested }) : null,
       created_at: values.now,
       updated_at: values.now,
     })
@@ -233,14 +245,17 @@ export async function clearSuggestions(trx: Transaction<Database>, sessionId: nu
   await trx.deleteFrom('import_suggestions').where('import_session_id', '=', sessionId).execute();
 }
 
-/** The session ready, its metadata the reading's details and the counts of its stored suggestions. */
+/**
+ * The session ready, its metadata the reading's details and the counts of its stored
+ * suggestions; a whole-session confirm the upload asked for starts here, in the same commit, so
+ * no crash between the two leaves a ready session that forgot it (the job is nudged after).
+ */
 export async function markSessionReady(trx: Transaction<Database>, sessionId: number, now: Date, details: JsonObject): Promise<void> {
   const counts = (await suggestionCounts(trx, [sessionId])).get(sessionId)!;
-  await trx
-    .updateTable('import_sessions')
-    .set({ status: 'ready', error: null, metadata: JSON.stringify({ ...details, total_suggestions: counts.total, duplicates_found: counts.duplicates }), updated_at: now })
-    .where('id', '=', sessionId)
-    .execute();
+  const current = await trx.selectFrom('import_sessions').select('metadata').where('id', '=', sessionId).executeTakeFirst();
+  const requested = requestedConfirmOf(current?.metadata);
+  const metadata = { ...details, total_suggestions: counts.total, duplicates_found: counts.duplicates, ...(requested && { confirm: newConfirmRun(requested, counts.total, now) }) };
+  await trx.updateTable('import_sessions').set({ status: 'ready', error: null, metadata: JSON.stringify(metadata), updated_at: now }).where('id', '=', sessionId).execute();
 }
 
 /** The session locked while it is being checked; false when it was deleted or another worker finished it. */

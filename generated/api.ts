@@ -1786,7 +1786,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a document for analysis
-         * @description Stores the document and creates an import session (`status` `analyzing`, no suggestions yet); a background job extracts the transactions, matches them to the caller's wallets, parties and categories, flags duplicates and sets `ready` (or `failed` with `error`). Poll `GET /v1/import/sessions/{id}`, review the suggestions, then `POST /v1/import/confirm`. Nothing is written to the ledger before confirm. CSV files are read as banks export them (encoding, delimiter, preamble and header found, column roles in several languages; see `csv_reading`); the upload of a CSV session is kept with the session so its mapping can be corrected, other uploads are deleted once analysis ends. Message: "Document uploaded. Analysis in progress.".
+         * @description Stores the document and creates an import session (`status` `analyzing`, no suggestions yet); a background job extracts the transactions, matches them to the caller's wallets, parties and categories, flags duplicates and sets `ready` (or `failed` with `error`). Poll `GET /v1/import/sessions/{id}`, review the suggestions, then `POST /v1/import/confirm`. Nothing is written to the ledger before confirm (with `accept_all` in the upload, the confirm starts by itself when analysis ends). CSV files are read as banks export them (encoding, delimiter, preamble and header found, column roles in several languages; see `csv_reading`); the upload of a CSV session is kept with the session so its mapping can be corrected, other uploads are deleted once analysis ends. Message: "Document uploaded. Analysis in progress.".
          */
         post: operations["analyzeImport"];
         delete?: never;
@@ -4040,6 +4040,14 @@ export interface components {
              */
             file: string;
             document_type?: components["schemas"]["ImportDocumentType"];
+            /** @description (Omitted, false.) Import every suggestion as soon as analysis ends, without a second request: the session goes from `ready` straight into a whole-session confirm, as `POST /v1/import/confirm` with `accept_all` and the `auto_create_*` flags below would start it (duplicates skipped). Poll the session until `metadata.confirm.state` is `done`. For clients that import a statement in one step. */
+            accept_all?: boolean;
+            /** @description (Omitted, false.) With `accept_all` only (422 otherwise); as in `POST /v1/import/confirm`. */
+            auto_create_wallets?: boolean;
+            /** @description (Omitted, false.) With `accept_all` only (422 otherwise); as in `POST /v1/import/confirm`. */
+            auto_create_parties?: boolean;
+            /** @description (Omitted, false.) With `accept_all` only (422 otherwise); as in `POST /v1/import/confirm`. */
+            auto_create_categories?: boolean;
         };
         /**
          * @description Analysis runs in a background job: `analyzing` (queued) → `extracting` → `enriching` (matching to the caller's wallets, parties and categories) → `checking` (duplicate detection) → `ready`, or `failed` from any stage (`error` says why). `ready` → `confirmed` once a confirm has created at least one transaction; a `confirmed` session can still be confirmed again for suggestions not yet imported.
@@ -4221,7 +4229,7 @@ export interface components {
                 total_suggestions?: number;
                 duplicates_found?: number;
                 error?: string;
-                /** @description A whole-session confirm (`accept_all`): `running` while its job works, `done` after; the counts so far, updated per batch of 2,000 suggestions. */
+                /** @description A whole-session confirm (`accept_all` of the confirm, or of the upload: then it starts as analysis ends): `running` while its job works, `done` after; the counts so far, updated per batch of 2,000 suggestions. */
                 confirm?: {
                     /** @enum {string} */
                     state: "running" | "done";
@@ -8324,7 +8332,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid input (errors by field), no session created: `file` missing, empty, binary under a text name, a text file that is not a statement (no rows with a date and an amount), truncated or malformed XML/OFX, an unknown `document_type`, or a PDF/image while no document processor is configured ("PDF and image files cannot be analysed: no document processor is configured on this server.", on `file`). */
+            /** @description Invalid input (errors by field), no session created: `file` missing, empty, binary under a text name, a text file that is not a statement (no rows with a date and an amount), truncated or malformed XML/OFX, an unknown `document_type`, an `auto_create_*` flag without `accept_all`, or a PDF/image while no document processor is configured ("PDF and image files cannot be analysed: no document processor is configured on this server.", on `file`). */
             422: {
                 headers: {
                     [name: string]: unknown;

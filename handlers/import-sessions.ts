@@ -6,7 +6,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
-import { confirmRunOf, startConfirmRun, type ConfirmRun } from '../db/import-confirm-runs.js';
+import { confirmRunOf, newConfirmRun, startConfirmRun, type ConfirmRequest } from '../db/import-confirm-runs.js';
 import {
   deleteSession,
   findSession,
@@ -121,6 +121,7 @@ export const importSessionHandlers = {
   analyzeImport: async ({ db, user, body, files, services }: HandlerContext<'analyzeImport'>) => {
     const file = files.file?.[0];
     if (!file) throw invalidField('file', 'The file field is required.');
+    const confirmRequested = confirmAtUpload(body);
     const kind = await documentKind(file, documentProcessorConfigured(services.config));
     const key = await services.storage.put('imports', file.data, kind.extension);
     let session;
@@ -139,6 +140,7 @@ export const importSessionHandlers = {
           documentType: body.document_type ?? null,
           processor: kind.processor,
           fileId: upload.id,
+          confirmRequested,
           now,
         });
       });
@@ -257,26 +259,31 @@ export const importSessionHandlers = {
 async function startWholeConfirm({ db, user, body, services }: Pick<HandlerContext<'confirmImport'>, 'db' | 'user' | 'body' | 'services'>) {
   const now = services.now();
   const counts = (await suggestionCounts(db, [body.session_id])).get(body.session_id)!;
-  const run: ConfirmRun = {
-    state: 'running',
-    auto_create_wallets: body.auto_create_wallets ?? false,
-    auto_create_parties: body.auto_create_parties ?? false,
-    auto_create_categories: body.auto_create_categories ?? false,
-    items: (body.accepted ?? []) as unknown as ConfirmRun['items'],
-    next_index: 0,
-    total: counts.total,
-    processed: 0,
-    created_count: 0,
-    already_imported_count: 0,
-    skipped_count: 0,
-    failed_count: 0,
-    started_at: now.toISOString(),
-    finished_at: null,
-  };
+  const run = newConfirmRun({ ...autoCreateFlags(body), items: (body.accepted ?? []) as unknown as ConfirmRequest['items'] }, counts.total, now);
   const started = await startConfirmRun(db, body.session_id, run, now);
   if (!started) throw conflict('A confirm of this import session is already running.');
   await services.jobs.send(CONFIRM_IMPORT_JOB, { sessionId: body.session_id });
   return { status: 202 as const, data: await presentSession(db, user.id, body.session_id, { limit: 0 }), message: "Import started: the session's suggestions are being imported." };
+}
+
+type AutoCreateFlags = Pick<ConfirmRequest, 'auto_create_wallets' | 'auto_create_parties' | 'auto_create_categories'>;
+
+const autoCreateFlags = (body: Partial<Record<keyof AutoCreateFlags, boolean>>): AutoCreateFlags => ({
+  auto_create_wallets: body.auto_create_wallets ?? false,
+  auto_create_parties: body.auto_create_parties ?? false,
+  auto_create_categories: body.auto_create_categories ?? false,
+});
+
+/**
+ * An upload's `accept_all`: the whole-session confirm the session starts once analysed. Its
+ * `auto_create_*` flags mean nothing without it, so one set alone is refused (422, no session).
+ */
+function confirmAtUpload(body: HandlerContext<'analyzeImport'>['body']): ConfirmRequest | undefined {
+  const flags = autoCreateFlags(body);
+  if (body.accept_all) return { ...flags, items: [] };
+  const stray = Object.entries(flags).filter(([, on]) => on);
+  if (stray.length > 0) throw validationFailed(Object.fromEntries(stray.map(([flag]) => [flag, [`${flag} applies only with accept_all.`]])));
+  return undefined;
 }
 
 /** Columns beyond the file's and unknown date formats (422, nothing changed). */

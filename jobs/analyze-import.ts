@@ -43,7 +43,8 @@ import { matchedCsvBatches, readCsvUpload, streamedDetails, surveyBankUpload, wi
 import type { Statement } from '../domain/statements/statement-line.js';
 import { DocumentProcessorError, processDocument } from '../server/document-processor.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
-import { ANALYZE_IMPORT_JOB } from '../db/job-names.js';
+import { requestedConfirmOf } from '../db/import-confirm-runs.js';
+import { ANALYZE_IMPORT_JOB, CONFIRM_IMPORT_JOB } from '../db/job-names.js';
 
 export const analyzeImportJob: JobDefinition<{ sessionId?: number }> = {
   name: ANALYZE_IMPORT_JOB,
@@ -89,6 +90,9 @@ export async function analyseSession(ctx: JobContext, sessionId: number): Promis
   } finally {
     // a CSV upload stays with its session: a mapping change reads it again
     if (session.processor !== 'csv' || (await sessionFailed(ctx, session.id))) await removeUpload(ctx, session);
+    // the upload's accept_all started with `ready` (markSessionReady); after a failed
+    // analysis the nudge finds nothing to run
+    if (requestedConfirmOf(session.metadata)) await services.jobs.send(CONFIRM_IMPORT_JOB, { sessionId: session.id });
   }
 }
 
