@@ -33,10 +33,10 @@ export function confirmRunOf(session: ImportSessionRow): ConfirmRun | null {
 }
 
 /** What a whole-session confirm is asked to do: its flags and the items' overrides. */
-export type ConfirmRequest = Pick<ConfirmRun, 'auto_create_wallets' | 'auto_create_parties' | 'auto_create_categories' | 'items'>;
+export type ConfirmRunRequest = Pick<ConfirmRun, 'auto_create_wallets' | 'auto_create_parties' | 'auto_create_categories' | 'items'>;
 
 /** A run about to import the session's `total` suggestions from the first on. */
-export function newConfirmRun(request: ConfirmRequest, total: number, now: Date): ConfirmRun {
+export function newConfirmRun(request: ConfirmRunRequest, total: number, now: Date): ConfirmRun {
   return {
     state: 'running',
     ...request,
@@ -52,15 +52,58 @@ export function newConfirmRun(request: ConfirmRequest, total: number, now: Date)
   };
 }
 
+/** The run after one more batch: its counts, the index the next batch starts at, `done` once a batch came back short. */
+export function runAfterBatch(
+  run: ConfirmRun,
+  batch: Array<{ suggestion_index: number }>,
+  counts: { created: number; already_imported: number; skipped: number; failed: number },
+  done: boolean,
+  now: Date,
+): ConfirmRun {
+  return {
+    ...run,
+    state: done ? 'done' : 'running',
+    next_index: batch.length > 0 ? batch.at(-1)!.suggestion_index + 1 : run.next_index,
+    processed: run.processed + batch.length,
+    created_count: run.created_count + counts.created,
+    already_imported_count: run.already_imported_count + counts.already_imported,
+    skipped_count: run.skipped_count + counts.skipped,
+    failed_count: run.failed_count + counts.failed,
+    finished_at: done ? now.toISOString() : null,
+  };
+}
+
 /**
- * The metadata key under which an upload's `accept_all` waits for the end of analysis, when the
- * session becomes ready and the run starts in the same statement (markSessionReady).
+ * The metadata key of the run an upload's `accept_all` asked for, until analysis ends: a
+ * streamed analysis imports each batch as it stores it and counts it here; markSessionReady
+ * then makes it the session's `confirm` in the same commit as `ready`, and the confirm job
+ * imports what is left (all of it for the other kinds of document) and ends it.
  */
 export const CONFIRM_REQUESTED = 'confirm_requested';
 
-/** The whole-session confirm the upload asked for, if analysis has not started it yet. */
-export function requestedConfirmOf(metadata: unknown): ConfirmRequest | null {
-  return ((metadata as Record<string, unknown> | null)?.[CONFIRM_REQUESTED] as ConfirmRequest | undefined) ?? null;
+/** The run the upload asked for while analysis has not handed it on, or null. */
+export function requestedConfirmOf(metadata: unknown): ConfirmRun | null {
+  return ((metadata as Record<string, unknown> | null)?.[CONFIRM_REQUESTED] as ConfirmRun | undefined) ?? null;
+}
+
+/** The requested run's progress, saved with the batch it counts (inside the batch's transaction). */
+export async function savePendingRun(trx: Transaction<Database>, sessionId: number, run: ConfirmRun, now: Date): Promise<void> {
+  await trx
+    .updateTable('import_sessions')
+    .set({ metadata: sql`coalesce(metadata, '{}'::jsonb) || jsonb_build_object(${CONFIRM_REQUESTED}::text, ${JSON.stringify(run)}::jsonb)`, updated_at: now })
+    .where('id', '=', sessionId)
+    .execute();
+}
+
+/**
+ * The transactions (and fee expenses) the session's suggestions were imported as, of all of them
+ * or of an index range: a later row of the same file is never their duplicate.
+ */
+export async function importedTransactionIds(db: Kysely<Database>, sessionId: number, range?: { from: number; below: number }): Promise<number[]> {
+  let query = db.selectFrom('import_suggestions').select(['transaction_id', 'fee_transaction_id']).where('import_session_id', '=', sessionId).where('transaction_id', 'is not', null);
+  if (range) query = query.where('suggestion_index', '>=', range.from).where('suggestion_index', '<', range.below);
+  const rows = await query.execute();
+  return rows.flatMap((row) => [row.transaction_id, row.fee_transaction_id].filter((id) => id !== null).map(Number));
 }
 
 /**

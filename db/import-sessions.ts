@@ -6,7 +6,7 @@ import type { ExistingTransaction, MatchedDraft, UserRecords } from '../domain/s
 import { dayIn } from '../domain/stats-periods.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
 import { pageMeta, pageOffset, type PageMeta } from './feed.js';
-import { CONFIRM_REQUESTED, newConfirmRun, requestedConfirmOf, type ConfirmRequest } from './import-confirm-runs.js';
+import { CONFIRM_REQUESTED, requestedConfirmOf, type ConfirmRun } from './import-confirm-runs.js';
 import type { Database, DuplicateMatch, ImportDocumentType, ImportSession, ImportSessionStatus, ImportSuggestion, JsonObject } from './schema.js';
 
 export type ImportSessionRow = ImportSession;
@@ -19,7 +19,7 @@ export type ImportProcessor = 'csv' | 'camt' | 'ofx' | 'document_processor';
 const RUNNING: ImportSessionStatus[] = ['extracting', 'enriching', 'checking'];
 export const ABANDONED_AFTER_MS = 10 * 60_000;
 
-/** `confirmRequested`: the upload's `accept_all`, started when analysis ends (markSessionReady). */
+/** `confirmRequested`: the run of the upload's `accept_all` (see CONFIRM_REQUESTED). */
 export async function insertSession(
   trx: Transaction<Database>,
   values: {
@@ -29,7 +29,7 @@ export async function insertSession(
     documentType: ImportDocumentType | null;
     processor: ImportProcessor;
     fileId: number;
-    confirmRequested?: ConfirmRequest;
+    confirmRequested?: ConfirmRun;
     now: Date;
   },
 ): Promise<ImportSessionRow> {
@@ -208,6 +208,13 @@ export async function insertSuggestions(trx: Transaction<Database>, session: Imp
   await insertSuggestionRows(session, suggestions, firstIndex, now).execute(trx);
 }
 
+/** insertSuggestions, answering the stored rows in index order (a batch confirmed as it is stored). */
+export async function insertSuggestionsReturning(trx: Transaction<Database>, session: ImportSessionRow, suggestions: CheckedSuggestion[], firstIndex: number, now: Date): Promise<ImportSuggestionRow[]> {
+  if (suggestions.length === 0) return [];
+  const { rows } = await sql<ImportSuggestionRow>`${insertSuggestionRows(session, suggestions, firstIndex, now)} returning *`.execute(trx);
+  return rows.sort((a, b) => a.suggestion_index - b.suggestion_index);
+}
+
 /**
  * A streamed analysis's batch stored if the session is still being checked, in ONE statement
  * (atomic by itself): the session locked and stamped (a session checking for long is taken up
@@ -247,14 +254,17 @@ export async function clearSuggestions(trx: Transaction<Database>, sessionId: nu
 
 /**
  * The session ready, its metadata the reading's details and the counts of its stored
- * suggestions; a whole-session confirm the upload asked for starts here, in the same commit, so
- * no crash between the two leaves a ready session that forgot it (the job is nudged after).
+ * suggestions; the run an upload's `accept_all` asked for becomes its `confirm` here, in the
+ * same commit, so no crash between the two leaves a ready session that forgot it (the confirm
+ * job is nudged after, and its schedule finds the run if the nudge is lost).
  */
 export async function markSessionReady(trx: Transaction<Database>, sessionId: number, now: Date, details: JsonObject): Promise<void> {
   const counts = (await suggestionCounts(trx, [sessionId])).get(sessionId)!;
   const current = await trx.selectFrom('import_sessions').select('metadata').where('id', '=', sessionId).executeTakeFirst();
   const requested = requestedConfirmOf(current?.metadata);
-  const metadata = { ...details, total_suggestions: counts.total, duplicates_found: counts.duplicates, ...(requested && { confirm: newConfirmRun(requested, counts.total, now) }) };
+  // a run that analysis began counts from its first batch; one it did not, from now
+  const run = requested && { ...requested, total: counts.total, started_at: requested.processed > 0 ? requested.started_at : now.toISOString() };
+  const metadata = { ...details, total_suggestions: counts.total, duplicates_found: counts.duplicates, ...(run && { confirm: run }) };
   await trx.updateTable('import_sessions').set({ status: 'ready', error: null, metadata: JSON.stringify(metadata), updated_at: now }).where('id', '=', sessionId).execute();
 }
 

@@ -6,7 +6,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
-import { confirmRunOf, newConfirmRun, startConfirmRun, type ConfirmRequest } from '../db/import-confirm-runs.js';
+import { confirmRunOf, newConfirmRun, startConfirmRun, type ConfirmRun, type ConfirmRunRequest } from '../db/import-confirm-runs.js';
 import {
   deleteSession,
   findSession,
@@ -121,7 +121,7 @@ export const importSessionHandlers = {
   analyzeImport: async ({ db, user, body, files, services }: HandlerContext<'analyzeImport'>) => {
     const file = files.file?.[0];
     if (!file) throw invalidField('file', 'The file field is required.');
-    const confirmRequested = confirmAtUpload(body);
+    const confirmRequested = confirmAtUpload(body, services.now());
     const kind = await documentKind(file, documentProcessorConfigured(services.config));
     const key = await services.storage.put('imports', file.data, kind.extension);
     let session;
@@ -259,14 +259,14 @@ export const importSessionHandlers = {
 async function startWholeConfirm({ db, user, body, services }: Pick<HandlerContext<'confirmImport'>, 'db' | 'user' | 'body' | 'services'>) {
   const now = services.now();
   const counts = (await suggestionCounts(db, [body.session_id])).get(body.session_id)!;
-  const run = newConfirmRun({ ...autoCreateFlags(body), items: (body.accepted ?? []) as unknown as ConfirmRequest['items'] }, counts.total, now);
+  const run = newConfirmRun({ ...autoCreateFlags(body), items: (body.accepted ?? []) as unknown as ConfirmRunRequest['items'] }, counts.total, now);
   const started = await startConfirmRun(db, body.session_id, run, now);
   if (!started) throw conflict('A confirm of this import session is already running.');
   await services.jobs.send(CONFIRM_IMPORT_JOB, { sessionId: body.session_id });
   return { status: 202 as const, data: await presentSession(db, user.id, body.session_id, { limit: 0 }), message: "Import started: the session's suggestions are being imported." };
 }
 
-type AutoCreateFlags = Pick<ConfirmRequest, 'auto_create_wallets' | 'auto_create_parties' | 'auto_create_categories'>;
+type AutoCreateFlags = Pick<ConfirmRunRequest, 'auto_create_wallets' | 'auto_create_parties' | 'auto_create_categories'>;
 
 const autoCreateFlags = (body: Partial<Record<keyof AutoCreateFlags, boolean>>): AutoCreateFlags => ({
   auto_create_wallets: body.auto_create_wallets ?? false,
@@ -278,9 +278,9 @@ const autoCreateFlags = (body: Partial<Record<keyof AutoCreateFlags, boolean>>):
  * An upload's `accept_all`: the whole-session confirm the session starts once analysed. Its
  * `auto_create_*` flags mean nothing without it, so one set alone is refused (422, no session).
  */
-function confirmAtUpload(body: HandlerContext<'analyzeImport'>['body']): ConfirmRequest | undefined {
+function confirmAtUpload(body: HandlerContext<'analyzeImport'>['body'], now: Date): ConfirmRun | undefined {
   const flags = autoCreateFlags(body);
-  if (body.accept_all) return { ...flags, items: [] };
+  if (body.accept_all) return newConfirmRun({ ...flags, items: [] }, 0, now);
   const stray = Object.entries(flags).filter(([, on]) => on);
   if (stray.length > 0) throw validationFailed(Object.fromEntries(stray.map(([flag]) => [flag, [`${flag} applies only with accept_all.`]])));
   return undefined;

@@ -14,9 +14,10 @@
 // ANALYSIS_BATCH at a time, each batch in its own transaction with the session locked (still
 // `checking`): memory stays flat whatever the number of rows, `total_suggestions` grows while
 // it runs, and a rerun after a crash clears what the interrupted run stored and starts again.
+import { withBudgetAlerts, type AlertBudgets } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
 import { CsvReadError } from '../domain/import-rows.js';
-import { matchRecords } from '../domain/statements/matching.js';
+import { matchRecords, type UserRecords } from '../domain/statements/matching.js';
 import { parseCamt053 } from '../domain/statements/camt053.js';
 import { parseOfx } from '../domain/statements/ofx.js';
 import { StatementError } from '../domain/statements/statement-line.js';
@@ -29,6 +30,7 @@ import {
   failSession,
   finishSession,
   insertSuggestions,
+  insertSuggestionsReturning,
   lockCheckingSession,
   markSessionReady,
   recordsOf,
@@ -42,8 +44,9 @@ import type { JsonObject } from '../db/schema.js';
 import { matchedCsvBatches, readCsvUpload, streamedDetails, surveyBankUpload, withDuplicates, type ExtractedDrafts, type SurveyedCsv } from '../handlers/shared/import-analysis.js';
 import type { Statement } from '../domain/statements/statement-line.js';
 import { DocumentProcessorError, processDocument } from '../server/document-processor.js';
+import { confirmSuggestionBatch } from '../handlers/shared/import-confirm-batch.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
-import { requestedConfirmOf } from '../db/import-confirm-runs.js';
+import { importedTransactionIds, requestedConfirmOf, runAfterBatch, savePendingRun, type ConfirmRun } from '../db/import-confirm-runs.js';
 import { ANALYZE_IMPORT_JOB, CONFIRM_IMPORT_JOB } from '../db/job-names.js';
 
 export const analyzeImportJob: JobDefinition<{ sessionId?: number }> = {
@@ -96,32 +99,59 @@ export async function analyseSession(ctx: JobContext, sessionId: number): Promis
   }
 }
 
-/** A bank export's rows checked and stored batch by batch; the session ends ready, or failed when no row is a transaction. */
+/**
+ * A bank export's rows checked and stored batch by batch; the session ends ready, or failed when
+ * no row is a transaction. When the upload asked for `accept_all`, each batch is also imported
+ * in the transaction that stores it (confirmBatchWhileStoring): the confirm runs alongside the
+ * analysis instead of after it, and never reads the suggestions back.
+ */
 async function analyseStreamed(ctx: JobContext, session: ImportSessionRow, source: SurveyedCsv): Promise<void> {
-  const { db, services } = ctx;
+  const { db, services, log } = ctx;
   if (!(await advanceSession(db, session.id, 'extracting', 'enriching', services.now()))) return;
   const records = await recordsOf(db, session.user_id);
   if (!(await advanceSession(db, session.id, 'enriching', 'checking', services.now()))) return;
-  let stored = 0;
-  // false: the session was deleted, or finished by another worker
-  const store = (batch: CheckedSuggestion[], firstIndex: number) =>
-    firstIndex > 0
-      ? storeSuggestionBatch(db, session, batch, firstIndex, services.now())
-      : db.transaction().execute(async (trx) => {
-          if (!(await lockCheckingSession(trx, session.id))) return false;
-          await clearSuggestions(trx, session.id); // what an interrupted run left
-          await insertSuggestions(trx, session, batch, firstIndex, services.now());
-          // the stamp shows the run alive: a session checking for long is taken up again
-          await trx.updateTable('import_sessions').set({ updated_at: services.now() }).where('id', '=', session.id).execute();
-          return true;
-        });
   const zone = await userTimeZoneOrUtc(db, session.user_id);
+  const requested = requestedConfirmOf(session.metadata);
+  if (!requested) return storeStreamed(ctx, session, source, { records, zone, resumeAt: 0, ownImports: new Set() }, (batch, firstIndex) => storeBatch(ctx, session, batch, firstIndex));
+  // a run that stopped mid-way (a crashed worker) resumes after its last commit: its rows are stored and imported
+  const ownImports = new Set(requested.next_index > 0 ? await importedTransactionIds(db, session.id) : []);
+  const reading = { records, zone, resumeAt: requested.next_index, ownImports };
+  let run = requested;
+  await withBudgetAlerts(
+    services,
+    log,
+    (alert) =>
+      storeStreamed(ctx, session, source, reading, async (batch, firstIndex) => {
+        const stored = await confirmBatchWhileStoring(ctx, { session, run, zone, alert, ownImports }, batch, firstIndex);
+        if (stored) run = stored;
+        return stored !== undefined;
+      }),
+    { db, userId: session.user_id },
+  );
+}
+
+interface StreamedReading {
+  records: UserRecords;
+  zone: string;
+  /** Rows already stored by an earlier run of this analysis. */
+  resumeAt: number;
+  /** Transactions this session's rows were imported as: no duplicates of its later rows. */
+  ownImports: ReadonlySet<number>;
+}
+
+/** Stores one checked batch; false when the session was deleted or finished by another worker. */
+type BatchStore = (batch: CheckedSuggestion[], firstIndex: number) => Promise<boolean>;
+
+/** The rows read, checked and handed to `store` a batch at a time; the session made ready at the end. */
+async function storeStreamed(ctx: JobContext, session: ImportSessionRow, source: SurveyedCsv, reading: StreamedReading, store: BatchStore): Promise<void> {
+  const { db, services } = ctx;
+  let stored = reading.resumeAt;
   // a batch is checked for duplicates and stored while the next one is read and matched: the
   // parse runs here, the look-up and the INSERT in the database, and neither waits for the other
   let storing: Promise<boolean> = Promise.resolve(true);
   try {
-    for await (const batch of matchedCsvBatches(source, records)) {
-      const checking = withDuplicates(db, session.user_id, batch, zone);
+    for await (const batch of matchedCsvBatches(source, reading.records, reading.resumeAt)) {
+      const checking = withDuplicates(db, session.user_id, batch, reading.zone, reading.ownImports);
       checking.catch(() => undefined); // awaited through `storing`; must not go unhandled meanwhile
       if (!(await storing)) return;
       const firstIndex = stored;
@@ -137,6 +167,49 @@ async function analyseStreamed(ctx: JobContext, session: ImportSessionRow, sourc
   if (stored === 0) return await failSession(db, session.id, 'No transactions could be extracted from this document.', services.now());
   await db.transaction().execute(async (trx) => {
     if (await lockCheckingSession(trx, session.id)) await markSessionReady(trx, session.id, services.now(), streamedDetails(source, stored));
+  });
+}
+
+/** A batch of a plain analysis stored: the first also drops what an interrupted run left. */
+function storeBatch(ctx: JobContext, session: ImportSessionRow, batch: CheckedSuggestion[], firstIndex: number): Promise<boolean> {
+  const { db, services } = ctx;
+  if (firstIndex > 0) return storeSuggestionBatch(db, session, batch, firstIndex, services.now());
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockCheckingSession(trx, session.id))) return false;
+    await clearSuggestions(trx, session.id); // what an interrupted run left
+    await insertSuggestions(trx, session, batch, firstIndex, services.now());
+    // the stamp shows the run alive: a session checking for long is taken up again
+    await trx.updateTable('import_sessions').set({ updated_at: services.now() }).where('id', '=', session.id).execute();
+    return true;
+  });
+}
+
+/**
+ * One batch stored and imported in one transaction, as a whole-session confirm imports a batch
+ * (duplicates skipped, wallets and parties created as the request says), its count saved with
+ * it: a crash loses the batch whole, and the rerun resumes after the last commit. Returns the
+ * run's new state, or undefined when the session was deleted or finished by another worker.
+ */
+async function confirmBatchWhileStoring(
+  ctx: JobContext,
+  state: { session: ImportSessionRow; run: ConfirmRun; zone: string; alert: AlertBudgets; ownImports: Set<number> },
+  batch: CheckedSuggestion[],
+  firstIndex: number,
+): Promise<ConfirmRun | undefined> {
+  const { db, services, log } = ctx;
+  const { session, run } = state;
+  const now = services.now();
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockCheckingSession(trx, session.id))) return undefined;
+    if (firstIndex === 0) await clearSuggestions(trx, session.id); // an interrupted plain analysis's rows (none imported)
+    const rows = await insertSuggestionsReturning(trx, session, batch, firstIndex, now);
+    const request = { session_id: session.id, auto_create_wallets: run.auto_create_wallets, auto_create_parties: run.auto_create_parties, auto_create_categories: run.auto_create_categories };
+    const counts = await confirmSuggestionBatch(trx, { db, userId: session.user_id, session, balances: [], request, timeZone: state.zone, now, alert: state.alert, log }, rows, new Map());
+    // added before the commit: a later batch's look-up that sees these rows also knows them as ours
+    for (const id of await importedTransactionIds(trx, session.id, { from: firstIndex, below: firstIndex + rows.length })) state.ownImports.add(id);
+    const next = runAfterBatch(firstIndex === 0 ? { ...run, started_at: now.toISOString() } : run, rows, counts, false, now);
+    await savePendingRun(trx, session.id, next, now);
+    return next;
   });
 }
 

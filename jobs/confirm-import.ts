@@ -10,7 +10,7 @@
 // small confirm that got its lock first) is counted `already_imported` and left alone.
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
-import { lockConfirmRun, lockSuggestionBatch, runningConfirmIds, saveConfirmRun, type ConfirmRun } from '../db/import-confirm-runs.js';
+import { lockConfirmRun, lockSuggestionBatch, runAfterBatch, runningConfirmIds, saveConfirmRun } from '../db/import-confirm-runs.js';
 import { findSession } from '../db/import-sessions.js';
 import { CONFIRM_IMPORT_JOB } from '../db/job-names.js';
 import { CONFIRM_BATCH, confirmSuggestionBatch } from '../handlers/shared/import-confirm-batch.js';
@@ -59,18 +59,7 @@ export async function runConfirm(ctx: JobContext, sessionId: number, options: { 
           const request = { session_id: sessionId, auto_create_wallets: run.auto_create_wallets, auto_create_parties: run.auto_create_parties, auto_create_categories: run.auto_create_categories };
           const items = new Map((run.items as unknown as ConfirmItem[]).map((item) => [item.index, item]));
           const counts = await confirmSuggestionBatch(trx, { db, userId, session, balances: statementBalancesOf(session), request, timeZone, now, alert, log }, batch, items);
-          const done = batch.length < CONFIRM_BATCH;
-          const next: ConfirmRun = {
-            ...run,
-            state: done ? 'done' : 'running',
-            next_index: batch.length > 0 ? batch.at(-1)!.suggestion_index + 1 : run.next_index,
-            processed: run.processed + batch.length,
-            created_count: run.created_count + counts.created,
-            already_imported_count: run.already_imported_count + counts.already_imported,
-            skipped_count: run.skipped_count + counts.skipped,
-            failed_count: run.failed_count + counts.failed,
-            finished_at: done ? now.toISOString() : null,
-          };
+          const next = runAfterBatch(run, batch, counts, batch.length < CONFIRM_BATCH, now);
           await saveConfirmRun(trx, sessionId, next, now);
           return next;
         });

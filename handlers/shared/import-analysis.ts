@@ -43,13 +43,17 @@ export async function checkedSuggestions(db: Kysely<Database>, userId: number, d
   return withDuplicates(db, userId, matched);
 }
 
-/** `zone`: the user's time zone when the caller knows it (a streamed analysis reads it once, not per batch). */
-export async function withDuplicates(db: Kysely<Database>, userId: number, drafts: MatchedDraft[], zone?: string): Promise<CheckedSuggestion[]> {
+/**
+ * `zone`: the user's time zone when the caller knows it (a streamed analysis reads it once, not
+ * per batch). `ownImports`: transactions this session's earlier batches were imported as, never
+ * a duplicate of its later rows (two equal card payments on one day are two payments).
+ */
+export async function withDuplicates(db: Kysely<Database>, userId: number, drafts: MatchedDraft[], zone?: string, ownImports?: ReadonlySet<number>): Promise<CheckedSuggestion[]> {
   zone ??= await userTimeZoneOrUtc(db, userId);
   // only transactions of the same amount within NEAR_DAYS can be repeated: SQL finds them for the whole batch
   const candidates = await duplicateCandidates(db, userId, drafts, NEAR_DAYS, zone);
   return drafts.map((draft, at) => {
-    const found = findDuplicate(draft, candidates[at]);
+    const found = findDuplicate(draft, ownImports?.size ? candidates[at].filter((candidate) => !ownImports.has(candidate.id)) : candidates[at]);
     // Object.assign, not a spread: see matchRecords
     return Object.assign({}, draft, {
       duplicate: found && {
@@ -95,13 +99,18 @@ export async function surveyBankUpload(db: Kysely<Database>, userId: number, dat
 /**
  * The file's transaction rows matched to the user's records, ANALYSIS_BATCH at a time: the
  * service's own work (parse and match), no database round trip, so a caller can check and
- * store one batch while the next is read.
+ * store one batch while the next is read. `skip`: rows a resumed analysis already stored.
  */
-export async function* matchedCsvBatches(source: SurveyedCsv, records: UserRecords): AsyncGenerator<MatchedDraft[]> {
+export async function* matchedCsvBatches(source: SurveyedCsv, records: UserRecords, skip = 0): AsyncGenerator<MatchedDraft[]> {
   let batch: SuggestionDraft[] = [];
+  let skipped = 0;
   // a bank row's line is never shown: csv-parse is not asked for it (its per-record info costs)
   for await (const row of csvDataRows(source.file, source.layout, 0, false)) {
     if (row.kind !== 'bank' || !row.draft) continue;
+    if (skipped < skip) {
+      skipped++;
+      continue;
+    }
     batch.push(row.draft);
     if (batch.length < ANALYSIS_BATCH) continue;
     yield matchRecords(batch, records);
