@@ -26,6 +26,8 @@ export interface ConfirmRun {
   failed_count: number;
   started_at: string;
   finished_at: string | null;
+  /** A run that imports while analysis stores (accept_all at upload): duplicates are looked for up to this transaction id. */
+  ledger_through_id?: number;
 }
 
 export function confirmRunOf(session: ImportSessionRow): ConfirmRun | null {
@@ -96,14 +98,13 @@ export async function savePendingRun(trx: Transaction<Database>, sessionId: numb
 }
 
 /**
- * The transactions (and fee expenses) the session's suggestions were imported as, of all of them
- * or of an index range: a later row of the same file is never their duplicate.
+ * The newest transaction id of the whole ledger: a run that imports while it analyses checks each
+ * batch for duplicates among the transactions up to it, the ledger as it was when the run began
+ * (as the analysis of a separate confirm sees it), never among the rows it imported itself.
  */
-export async function importedTransactionIds(db: Kysely<Database>, sessionId: number, range?: { from: number; below: number }): Promise<number[]> {
-  let query = db.selectFrom('import_suggestions').select(['transaction_id', 'fee_transaction_id']).where('import_session_id', '=', sessionId).where('transaction_id', 'is not', null);
-  if (range) query = query.where('suggestion_index', '>=', range.from).where('suggestion_index', '<', range.below);
-  const rows = await query.execute();
-  return rows.flatMap((row) => [row.transaction_id, row.fee_transaction_id].filter((id) => id !== null).map(Number));
+export async function newestTransactionId(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('transactions').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  return Number(row?.id ?? 0);
 }
 
 /**

@@ -343,6 +343,7 @@ export async function recordsOf(db: Kysely<Database>, userId: number): Promise<U
  * Per draft (by position), the user's live transactions of the same amount within `nearDays`
  * days of its date (in `timeZone`), in time order: the only ones it can repeat. One query for
  * all the drafts (a batch of a streamed analysis), answered by the amount index (migration 020).
+ * `throughId`: only transactions up to this id (the ledger before an import that is running).
  */
 export async function duplicateCandidates(
   db: Kysely<Database>,
@@ -350,6 +351,7 @@ export async function duplicateCandidates(
   drafts: Array<{ amount: string | null; date: string | null }>,
   nearDays: number,
   timeZone: string,
+  throughId?: number,
 ): Promise<ExistingTransaction[][]> {
   const found: ExistingTransaction[][] = drafts.map(() => []);
   // ISO texts made once per day: pg's own Date formatting cost ~2 ms a batch
@@ -376,6 +378,7 @@ export async function duplicateCandidates(
       from unnest(${positions}::int[], ${amounts}::numeric[], ${froms}::timestamptz[], ${tos}::timestamptz[]) as d(at, amount, from_at, to_at)
       join transactions t
         on t.user_id = ${userId} and t.deleted_at is null and t.amount = d.amount and t.datetime >= d.from_at and t.datetime < d.to_at
+           ${throughId === undefined ? sql`` : sql`and t.id <= ${throughId}`}
      order by d.at, t.datetime, t.id`.execute(db);
   for (const row of rows.rows) {
     found[row.at].push({ id: row.id, walletId: row.wallet_id, type: row.type, amount: row.amount, description: row.description, date: dayIn(row.datetime, timeZone) });

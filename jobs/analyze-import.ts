@@ -46,7 +46,7 @@ import type { Statement } from '../domain/statements/statement-line.js';
 import { DocumentProcessorError, processDocument } from '../server/document-processor.js';
 import { confirmSuggestionBatch } from '../handlers/shared/import-confirm-batch.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
-import { importedTransactionIds, requestedConfirmOf, runAfterBatch, savePendingRun, type ConfirmRun } from '../db/import-confirm-runs.js';
+import { newestTransactionId, requestedConfirmOf, runAfterBatch, savePendingRun, type ConfirmRun } from '../db/import-confirm-runs.js';
 import { ANALYZE_IMPORT_JOB, CONFIRM_IMPORT_JOB } from '../db/job-names.js';
 
 export const analyzeImportJob: JobDefinition<{ sessionId?: number }> = {
@@ -112,17 +112,17 @@ async function analyseStreamed(ctx: JobContext, session: ImportSessionRow, sourc
   if (!(await advanceSession(db, session.id, 'enriching', 'checking', services.now()))) return;
   const zone = await userTimeZoneOrUtc(db, session.user_id);
   const requested = requestedConfirmOf(session.metadata);
-  if (!requested) return storeStreamed(ctx, session, source, { records, zone, resumeAt: 0, ownImports: new Set() }, (batch, firstIndex) => storeBatch(ctx, session, batch, firstIndex));
-  // a run that stopped mid-way (a crashed worker) resumes after its last commit: its rows are stored and imported
-  const ownImports = new Set(requested.next_index > 0 ? await importedTransactionIds(db, session.id) : []);
-  const reading = { records, zone, resumeAt: requested.next_index, ownImports };
-  let run = requested;
+  if (!requested) return storeStreamed(ctx, session, source, { records, zone, resumeAt: 0 }, (batch, firstIndex) => storeBatch(ctx, session, batch, firstIndex));
+  // a run that stopped mid-way (a crashed worker) resumes after its last commit, against the
+  // ledger as it was when the run began
+  let run: ConfirmRun = { ...requested, ledger_through_id: requested.ledger_through_id ?? (await newestTransactionId(db)) };
+  const reading = { records, zone, resumeAt: run.next_index, throughId: run.ledger_through_id };
   await withBudgetAlerts(
     services,
     log,
     (alert) =>
       storeStreamed(ctx, session, source, reading, async (batch, firstIndex) => {
-        const stored = await confirmBatchWhileStoring(ctx, { session, run, zone, alert, ownImports }, batch, firstIndex);
+        const stored = await confirmBatchWhileStoring(ctx, { session, run, zone, alert }, batch, firstIndex);
         if (stored) run = stored;
         return stored !== undefined;
       }),
@@ -135,8 +135,8 @@ interface StreamedReading {
   zone: string;
   /** Rows already stored by an earlier run of this analysis. */
   resumeAt: number;
-  /** Transactions this session's rows were imported as: no duplicates of its later rows. */
-  ownImports: ReadonlySet<number>;
+  /** Duplicates are looked for up to this transaction id (see withDuplicates). */
+  throughId?: number;
 }
 
 /** Stores one checked batch; false when the session was deleted or finished by another worker. */
@@ -151,7 +151,7 @@ async function storeStreamed(ctx: JobContext, session: ImportSessionRow, source:
   let storing: Promise<boolean> = Promise.resolve(true);
   try {
     for await (const batch of matchedCsvBatches(source, reading.records, reading.resumeAt)) {
-      const checking = withDuplicates(db, session.user_id, batch, reading.zone, reading.ownImports);
+      const checking = withDuplicates(db, session.user_id, batch, reading.zone, reading.throughId);
       checking.catch(() => undefined); // awaited through `storing`; must not go unhandled meanwhile
       if (!(await storing)) return;
       const firstIndex = stored;
@@ -192,7 +192,7 @@ function storeBatch(ctx: JobContext, session: ImportSessionRow, batch: CheckedSu
  */
 async function confirmBatchWhileStoring(
   ctx: JobContext,
-  state: { session: ImportSessionRow; run: ConfirmRun; zone: string; alert: AlertBudgets; ownImports: Set<number> },
+  state: { session: ImportSessionRow; run: ConfirmRun; zone: string; alert: AlertBudgets },
   batch: CheckedSuggestion[],
   firstIndex: number,
 ): Promise<ConfirmRun | undefined> {
@@ -205,8 +205,6 @@ async function confirmBatchWhileStoring(
     const rows = await insertSuggestionsReturning(trx, session, batch, firstIndex, now);
     const request = { session_id: session.id, auto_create_wallets: run.auto_create_wallets, auto_create_parties: run.auto_create_parties, auto_create_categories: run.auto_create_categories };
     const counts = await confirmSuggestionBatch(trx, { db, userId: session.user_id, session, balances: [], request, timeZone: state.zone, now, alert: state.alert, log }, rows, new Map());
-    // added before the commit: a later batch's look-up that sees these rows also knows them as ours
-    for (const id of await importedTransactionIds(trx, session.id, { from: firstIndex, below: firstIndex + rows.length })) state.ownImports.add(id);
     const next = runAfterBatch(firstIndex === 0 ? { ...run, started_at: now.toISOString() } : run, rows, counts, false, now);
     await savePendingRun(trx, session.id, next, now);
     return next;

@@ -45,15 +45,16 @@ export async function checkedSuggestions(db: Kysely<Database>, userId: number, d
 
 /**
  * `zone`: the user's time zone when the caller knows it (a streamed analysis reads it once, not
- * per batch). `ownImports`: transactions this session's earlier batches were imported as, never
- * a duplicate of its later rows (two equal card payments on one day are two payments).
+ * per batch). `throughId`: the ledger's newest transaction before this session began importing,
+ * so its own rows are never duplicates of its later ones (two equal card payments on one day are
+ * two payments).
  */
-export async function withDuplicates(db: Kysely<Database>, userId: number, drafts: MatchedDraft[], zone?: string, ownImports?: ReadonlySet<number>): Promise<CheckedSuggestion[]> {
+export async function withDuplicates(db: Kysely<Database>, userId: number, drafts: MatchedDraft[], zone?: string, throughId?: number): Promise<CheckedSuggestion[]> {
   zone ??= await userTimeZoneOrUtc(db, userId);
   // only transactions of the same amount within NEAR_DAYS can be repeated: SQL finds them for the whole batch
-  const candidates = await duplicateCandidates(db, userId, drafts, NEAR_DAYS, zone);
+  const candidates = await duplicateCandidates(db, userId, drafts, NEAR_DAYS, zone, throughId);
   return drafts.map((draft, at) => {
-    const found = findDuplicate(draft, ownImports?.size ? candidates[at].filter((candidate) => !ownImports.has(candidate.id)) : candidates[at]);
+    const found = findDuplicate(draft, candidates[at]);
     // Object.assign, not a spread: see matchRecords
     return Object.assign({}, draft, {
       duplicate: found && {
