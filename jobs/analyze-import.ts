@@ -33,7 +33,6 @@ import {
   insertSuggestionsReturning,
   lockCheckingSession,
   markSessionReady,
-  recordsOf,
   releaseUploadRow,
   sessionsToAnalyse,
   storeSuggestionBatch,
@@ -47,6 +46,7 @@ import { DocumentProcessorError, processDocument } from '../server/document-proc
 import { confirmSuggestionBatch } from '../handlers/shared/import-confirm-batch.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
 import { newestTransactionId, requestedConfirmOf, runAfterBatch, savePendingRun, type ConfirmRun } from '../db/import-confirm-runs.js';
+import { recordsOf } from '../db/import-matching.js';
 import { ANALYZE_IMPORT_JOB, CONFIRM_IMPORT_JOB } from '../db/job-names.js';
 
 export const analyzeImportJob: JobDefinition<{ sessionId?: number }> = {

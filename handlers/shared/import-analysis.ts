@@ -6,7 +6,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import { userTimeZoneOrUtc } from '../../db/budget-spending.js';
 import { rememberedMapping } from '../../db/import-mappings.js';
-import { clearSuggestions, duplicateCandidates, insertSuggestions, markSessionReady, recordsOf, type CheckedSuggestion, type ImportSessionRow } from '../../db/import-sessions.js';
+import { duplicateCandidates, recordsOf } from '../../db/import-matching.js';
+import { clearSuggestions, insertSuggestions, markSessionReady, type CheckedSuggestion, type ImportSessionRow } from '../../db/import-sessions.js';
 import type { Database, JsonObject } from '../../db/schema.js';
 import { CsvReadError } from '../../domain/import-rows.js';
 import { readBankCsv, type BankCsvPlan, type CsvReadingOverride } from '../../domain/statements/csv-statement.js';
