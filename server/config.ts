@@ -65,6 +65,8 @@ export class ConfigError extends Error {}
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const FLAG_ON = ['1', 'true', 'on', 'yes'];
+const FLAG_OFF = ['0', 'false', 'off', 'no'];
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -77,6 +79,15 @@ export function loadConfig(env: Env = process.env): Config {
       return fallback;
     }
     return value;
+  };
+  // an on/off setting: one spelling for all of them, and a typo is an error, not the default
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if (FLAG_ON.includes(raw)) return true;
+    if (FLAG_OFF.includes(raw)) return false;
+    problems.push(`${name} must be one of ${[...FLAG_ON, ...FLAG_OFF].join(', ')}, got "${env[name]}"`);
+    return fallback;
   };
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
@@ -93,9 +104,9 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
 
-  const keepPlansValue = (env.DATABASE_KEEP_PLANS || '1').trim().toLowerCase();
-  const databaseKeepPlans = ['1', 'true', 'on'].includes(keepPlansValue);
-  if (!databaseKeepPlans && !['0', 'false', 'off'].includes(keepPlansValue)) problems.push('DATABASE_KEEP_PLANS must be 1 or 0 (true/false, on/off)');
+  const databaseKeepPlans = flag('DATABASE_KEEP_PLANS', true);
+  const trustProxy = flag('TRUST_PROXY', false);
+  const runJobs = flag('RUN_JOBS', true);
 
   const ratesTtlSeconds = parseDuration(env.RATES_TTL || '1h');
   if (ratesTtlSeconds === undefined) problems.push('RATES_TTL must be a duration such as 3600, 30m or 1h');
@@ -142,9 +153,9 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitApi: int('RATE_LIMIT_API', 600),
     corsOrigins: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()).filter(Boolean),
     redisUrl,
-    trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
+    trustProxy,
     publicUrl,
-    runJobs: !['false', '0', 'no'].includes((env.RUN_JOBS ?? 'true').toLowerCase()),
+    runJobs,
     ratesProviderUrl: ratesProvider === 'offline' ? undefined : ratesProvider.replace(/\/+$/, ''),
     ratesProviderKey: env.RATES_PROVIDER_KEY || undefined,
     ratesTtlSeconds: ratesTtlSeconds!,

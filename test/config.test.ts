@@ -28,10 +28,10 @@ t.test('defaults', async (t) => {
 
 t.test('every bad value is reported at once', async (t) => {
   const error = t.throws(() =>
-    loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', TOKEN_TTL: 'forever', DATABASE_URL: 'mysql://x', DATABASE_KEEP_PLANS: 'sometimes', APP_KEY: 'k' }),
+    loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', TOKEN_TTL: 'forever', DATABASE_URL: 'mysql://x', DATABASE_KEEP_PLANS: 'sometimes', TRUST_PROXY: 'maybe', RUN_JOBS: 'nope', APP_KEY: 'k' }),
   ) as ConfigError;
   t.ok(error instanceof ConfigError);
-  for (const name of ['PORT', 'LOG_LEVEL', 'TOKEN_TTL', 'DATABASE_URL', 'DATABASE_KEEP_PLANS']) t.match(error.message, name);
+  for (const name of ['PORT', 'LOG_LEVEL', 'TOKEN_TTL', 'DATABASE_URL', 'DATABASE_KEEP_PLANS', 'TRUST_PROXY', 'RUN_JOBS']) t.match(error.message, name);
 });
 
 t.test('settings', async (t) => {
@@ -40,6 +40,15 @@ t.test('settings', async (t) => {
   t.same(config.corsOrigins, ['https://a.test', 'https://b.test']);
   t.equal(config.uploadLimitBytes, 2 * 1024 * 1024);
   t.equal(loadConfig({ APP_KEY: 'k', DATABASE_KEEP_PLANS: 'off' }).databaseKeepPlans, false, 'off behind a transaction-mode pooler');
+});
+
+t.test('on/off settings take one spelling, whatever their case', async (t) => {
+  for (const [value, on] of [['1', true], ['true', true], ['On', true], ['YES', true], ['0', false], ['false', false], ['off', false], [' No ', false]] as const) {
+    const config = loadConfig({ APP_KEY: 'k', TRUST_PROXY: value, RUN_JOBS: value, DATABASE_KEEP_PLANS: value });
+    t.same([config.trustProxy, config.runJobs, config.databaseKeepPlans], [on, on, on], `"${value}"`);
+  }
+  const unset = loadConfig({ APP_KEY: 'k', TRUST_PROXY: '', RUN_JOBS: '' });
+  t.same([unset.trustProxy, unset.runJobs], [false, true], 'empty is the default');
 });
 
 t.test('durations', async (t) => {
