@@ -1,6 +1,6 @@
 // 029 cheaper ledger inserts: what an INSERT into transactions pays in its statement triggers
 // (every ledger write: POST /transactions, transfers, both imports, sync pushes). Measured on
-// 2,000 plain rows at 1,000,000 rows (README "Cheaper inserts into the ledger").
+// 2,000 plain rows at 1,000,000 rows (docs/performance.md, "Cheaper inserts into the ledger").
 //
 // An insert only adds: each new row contributes count +1, so no summary row's count can fall
 // to 0 and the "delete where count = 0" statements of 021/023 have nothing to find. And a new
