@@ -45,11 +45,20 @@ function kyselyOver(pool: pg.Pool, keepPlans = false): Kysely<Database> {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool: keepPlans ? poolKeepingPlans(pool) : pool }) });
 }
 
+/**
+ * Settings of every session the service opens on PostgreSQL (scripts/bench uses them too).
+ * - JIT off: the planner's estimate for a window aggregation over a large ledger crosses
+ *   jit_above_cost, and compiling took ~930 ms of a 958 ms budget-progress query at 1M rows
+ *   (EXPLAIN ANALYZE, PostgreSQL 15) whose execution alone took 30 ms.
+ * - No parallel workers: a request's statements read a few hundred rows, but an estimate grown
+ *   stale (summary tables written since their last analyze) made the planner start two workers
+ *   for a 2 ms read of `GET /stats`; launching them took ~50 ms, and under concurrent requests
+ *   the workers only compete for the same cores (docs/performance.md, "Parallel workers off").
+ */
+export const POSTGRES_SESSION_OPTIONS = '-c jit=off -c max_parallel_workers_per_gather=0';
+
 async function openPostgres(connectionString: string, poolSize: number, keepPlans: boolean): Promise<DatabaseHandle> {
-  // JIT off for the service's sessions: the planner's estimate for a window aggregation over a
-  // large ledger crosses jit_above_cost, and compiling took ~930 ms of a 958 ms budget-progress
-  // query at 1M rows (EXPLAIN ANALYZE, PostgreSQL 15) whose execution alone took 30 ms.
-  const pool = new pg.Pool({ connectionString, max: poolSize, options: '-c jit=off' });
+  const pool = new pg.Pool({ connectionString, max: poolSize, options: POSTGRES_SESSION_OPTIONS });
   const db = kyselyOver(pool, keepPlans);
   return { db, kind: 'postgresql', connectionString, close: () => db.destroy() };
 }

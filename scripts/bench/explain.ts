@@ -7,7 +7,7 @@ import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
-import '../../db/connection.js'; // the app's type parsers (bigint as number, date as text)
+import { POSTGRES_SESSION_OPTIONS } from '../../db/connection.js'; // and the app's type parsers (bigint as number, date as text)
 import type { Database } from '../../db/schema.js';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
@@ -18,7 +18,7 @@ const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the bench database');
 const url = new URL(serverUrl);
 url.pathname = `/${process.env.BENCH_DB_NAME ?? 'finance_bench'}`;
-const pool = new pg.Pool({ connectionString: url.toString(), max: 4, options: '-c jit=off' }); // as db/connection.ts
+const pool = new pg.Pool({ connectionString: url.toString(), max: 4, options: POSTGRES_SESSION_OPTIONS });
 const captured: CompiledQuery[] = [];
 let capturing = false;
 const db = new Kysely<Database>({

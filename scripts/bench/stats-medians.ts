@@ -11,7 +11,7 @@ import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import '../../db/connection.js';
+import { POSTGRES_SESSION_OPTIONS } from '../../db/connection.js'; // and the app's type parsers
 import { poolKeepingPlans } from '../../db/kept-plans.js';
 import type { Database } from '../../db/schema.js';
 import { buildApp } from '../../server/app.js';
@@ -23,7 +23,7 @@ const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the bench database');
 const url = new URL(serverUrl);
 url.pathname = `/${process.env.BENCH_DB_NAME ?? 'finance_bench'}`;
-const pool = new pg.Pool({ connectionString: url.toString(), max: 10, options: '-c jit=off', application_name: 'stats-medians' });
+const pool = new pg.Pool({ connectionString: url.toString(), max: 10, options: POSTGRES_SESSION_OPTIONS, application_name: 'stats-medians' });
 const config = { ...loadConfig({ ...process.env, DATA_DIR: path.join(tmpdir(), 'finance-bench') }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
 // plans kept as the service keeps them (db/connection.ts); DATABASE_KEEP_PLANS=0 measures without
 const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: config.databaseKeepPlans ? poolKeepingPlans(pool) : pool }) });
