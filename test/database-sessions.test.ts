@@ -10,12 +10,17 @@ import { startApp } from './helpers/harness.js';
 const FORCE_PARALLEL = ['set local parallel_setup_cost = 0', 'set local parallel_tuple_cost = 0', 'set local min_parallel_table_scan_size = 0'];
 const STATEMENT = 'explain select count(*) from transactions';
 
-async function serviceSessionPlan(db: Kysely<Database>): Promise<string> {
-  return db.transaction().execute(async (trx) => {
-    for (const setting of FORCE_PARALLEL) await sql.raw(setting).execute(trx);
-    const plan = await sql.raw<{ 'QUERY PLAN': string }>(STATEMENT).execute(trx);
-    return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
-  });
+type RunStatement = (text: string) => Promise<Array<Record<string, string>>>;
+
+/** The plan of STATEMENT with parallel workers made free; `run` must be inside a transaction. */
+async function planWithFreeWorkers(run: RunStatement): Promise<string> {
+  for (const setting of FORCE_PARALLEL) await run(setting);
+  const plan = await run(STATEMENT);
+  return plan.map((row) => row['QUERY PLAN']).join('\n');
+}
+
+function serviceSessionPlan(db: Kysely<Database>): Promise<string> {
+  return db.transaction().execute((trx) => planWithFreeWorkers(async (text) => (await sql.raw<Record<string, string>>(text).execute(trx)).rows));
 }
 
 async function defaultSessionPlan(connectionString: string): Promise<string> {
@@ -23,12 +28,9 @@ async function defaultSessionPlan(connectionString: string): Promise<string> {
   await client.connect();
   try {
     await client.query('begin');
-    for (const setting of FORCE_PARALLEL) await client.query(setting);
-    const plan = await client.query<{ 'QUERY PLAN': string }>(STATEMENT);
-    await client.query('rollback');
-    return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+    return await planWithFreeWorkers(async (text) => (await client.query<Record<string, string>>(text)).rows);
   } finally {
-    await client.end();
+    await client.end(); // the transaction ends with the session
   }
 }
 

@@ -5,15 +5,41 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openDatabase } from '../../db/connection.js';
+import { openDatabase, POSTGRES_SESSION_OPTIONS } from '../../db/connection.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 
+const BENCH_DB_NAME = process.env.BENCH_DB_NAME ?? 'finance_bench';
+
+/** The service's configuration from the environment, without rate limits or logs. */
+export function benchConfig(dataDir = path.join(tmpdir(), 'finance-bench')) {
+  return { ...loadConfig({ ...process.env, DATA_DIR: dataDir }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
+}
+
+/** The bench database's address on the server of `serverUrl`. */
+function benchDatabaseUrl(serverUrl: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${BENCH_DB_NAME}`;
+  return url.toString();
+}
+
+/**
+ * A pool on the seeded bench database (DATABASE_URL's server) whose sessions are set as the
+ * service's, for the tools that measure statements in-process (explain, stats-medians).
+ */
+export function seededBenchPool(max: number, applicationName?: string): { pool: pg.Pool; connectionString: string } {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the bench database');
+  const connectionString = benchDatabaseUrl(serverUrl);
+  const pool = new pg.Pool({ connectionString, max, options: POSTGRES_SESSION_OPTIONS, application_name: applicationName });
+  return { pool, connectionString };
+}
+
 export async function openBenchApp() {
   const dataDir = process.env.BENCH_DATA_DIR ?? path.join(tmpdir(), 'finance-bench');
   mkdirSync(dataDir, { recursive: true });
-  const config = { ...loadConfig({ ...process.env, DATA_DIR: dataDir }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
+  const config = benchConfig(dataDir);
   const databaseUrl = config.databaseUrl ? await benchDatabase(config.databaseUrl) : undefined;
   const embeddedDir = path.join(dataDir, 'embedded');
   if (!databaseUrl && process.env.BENCH_RESEED === '1') rmSync(embeddedDir, { recursive: true, force: true });
@@ -24,14 +50,11 @@ export async function openBenchApp() {
 }
 
 async function benchDatabase(serverUrl: string): Promise<string> {
-  const name = process.env.BENCH_DB_NAME ?? 'finance_bench';
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  if (process.env.BENCH_RESEED === '1') await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
+  if (process.env.BENCH_RESEED === '1') await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DB_NAME} WITH (FORCE)`);
+  const exists = await admin.query('select 1 from pg_database where datname = $1', [BENCH_DB_NAME]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${BENCH_DB_NAME}`);
   await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return benchDatabaseUrl(serverUrl);
 }

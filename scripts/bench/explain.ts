@@ -3,30 +3,22 @@
 //   DATABASE_URL=postgres://… npx tsx scripts/bench/explain.ts '/api/v1/stats?section=overview'
 // Statements are captured through Kysely's query log while the request runs in-process, then
 // each is explained on its own (write statements are skipped).
-import path from 'node:path';
-import { tmpdir } from 'node:os';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
-import pg from 'pg';
-import { POSTGRES_SESSION_OPTIONS } from '../../db/connection.js'; // and the app's type parsers (bigint as number, date as text)
+import '../../db/connection.js'; // the app's type parsers (bigint as number, date as text)
 import type { Database } from '../../db/schema.js';
 import { buildApp } from '../../server/app.js';
-import { loadConfig } from '../../server/config.js';
+import { benchConfig, seededBenchPool } from './bench-database.js';
 import { BENCH_PASSWORD } from './seed.js';
 
 const route = process.argv[2] ?? '/api/v1/stats';
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the bench database');
-const url = new URL(serverUrl);
-url.pathname = `/${process.env.BENCH_DB_NAME ?? 'finance_bench'}`;
-const pool = new pg.Pool({ connectionString: url.toString(), max: 4, options: POSTGRES_SESSION_OPTIONS });
+const { pool, connectionString } = seededBenchPool(4);
 const captured: CompiledQuery[] = [];
 let capturing = false;
 const db = new Kysely<Database>({
   dialect: new PostgresDialect({ pool }),
   log: (event) => void (capturing && event.level === 'query' && captured.push(event.query)),
 });
-const config = { ...loadConfig({ ...process.env, DATA_DIR: path.join(tmpdir(), 'finance-bench') }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
-const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString: url.toString(), close: () => db.destroy() }, logger: process.env.BENCH_LOG === '1' });
+const app = await buildApp({ config: benchConfig(), database: { db, kind: 'postgresql', connectionString, close: () => db.destroy() }, logger: process.env.BENCH_LOG === '1' });
 
 const { rows } = await pool.query(`select seeded->>'email' as email from bench_seed where label = 'main'`);
 const login = await app.inject({ method: 'POST', url: '/api/v1/login', payload: { email: rows[0].email, password: BENCH_PASSWORD } });

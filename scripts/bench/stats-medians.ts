@@ -7,27 +7,20 @@
 // in turn request by request (as the bench's budgets part does):
 //   STATS_ROUTES='/api/v1/budgets?limit=50,/api/v1/budgets/{yearly}/progress'
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { tmpdir } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
-import { POSTGRES_SESSION_OPTIONS } from '../../db/connection.js'; // and the app's type parsers
+import '../../db/connection.js'; // the app's type parsers
 import { poolKeepingPlans } from '../../db/kept-plans.js';
 import type { Database } from '../../db/schema.js';
 import { buildApp } from '../../server/app.js';
-import { loadConfig } from '../../server/config.js';
+import { benchConfig, seededBenchPool } from './bench-database.js';
 import { BENCH_PASSWORD } from './seed.js';
 
 const runs = Number(process.argv[2] ?? 15);
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('DATABASE_URL: the PostgreSQL server holding the bench database');
-const url = new URL(serverUrl);
-url.pathname = `/${process.env.BENCH_DB_NAME ?? 'finance_bench'}`;
-const pool = new pg.Pool({ connectionString: url.toString(), max: 10, options: POSTGRES_SESSION_OPTIONS, application_name: 'stats-medians' });
-const config = { ...loadConfig({ ...process.env, DATA_DIR: path.join(tmpdir(), 'finance-bench') }), rateLimitAuth: 0, rateLimitApi: 0, logLevel: 'silent' as const };
+const { pool, connectionString } = seededBenchPool(10, 'stats-medians');
+const config = benchConfig();
 // plans kept as the service keeps them (db/connection.ts); DATABASE_KEEP_PLANS=0 measures without
 const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: config.databaseKeepPlans ? poolKeepingPlans(pool) : pool }) });
-const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString: url.toString(), close: () => db.destroy() }, logger: false });
+const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString, close: () => db.destroy() }, logger: false });
 const { rows } = await pool.query(`select seeded->>'email' as email, seeded->'budgets' as budgets from bench_seed where label = 'main'`);
 const budgetIds = rows[0].budgets as Record<string, number[]>;
 /** The route of request `i`: a `{period}` placeholder becomes that period type's budgets in turn. */
