@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import { OpenAPIBackend, ValidationContext, type Document, type Operation } from 'openapi-backend';
+import { OpenAPIBackend, OpenAPIValidator, ValidationContext, type Document, type Operation } from 'openapi-backend';
 import type { FieldErrors } from './errors.js';
 import { plan, type RequestPlan, type Validated } from './request-validation.js';
 
@@ -30,27 +30,57 @@ export type RequestCheck =
   | { ok: true; params: Record<string, unknown>; query: Record<string, unknown> }
   | { ok: false; pathInvalid: boolean; errors: FieldErrors };
 
+export interface LoadOptions {
+  /** false (tests): every request through openapi-backend's validateRequest, to compare with. */
+  prepared?: boolean;
+  /**
+   * 'at-start' (the service): every request validator compiled and every plan made while
+   * booting, so a broken schema fails the start and no request pays for compiling.
+   * 'on-first-use' (tests): each operation's on its first request; a test file calls a few
+   * of the 127 operations, and compiling all of them was ~1 s of every test process.
+   */
+  compile?: 'at-start' | 'on-first-use';
+}
+
 export class Contract {
+  /** Per operation, its request check prepared from its compiled validators (undefined: openapi-backend's validateRequest). */
+  private readonly plans = new Map<Operation, RequestPlan | undefined>();
+
   private constructor(
     readonly document: Document,
     private readonly backend: OpenAPIBackend,
     /** Resolved once: openapi-backend looks an id up by rebuilding its whole operation list. */
     private readonly operations: Map<string, Operation>,
-    /** Per operation, its request check prepared at start-up (none: openapi-backend's validateRequest). */
-    private readonly plans: Map<Operation, RequestPlan>,
+    private readonly prepared: boolean,
   ) {}
 
-  /** `prepared: false` (tests): every request through openapi-backend's validateRequest, to compare with. */
-  static async load(file = SPEC_FILE, { prepared = true } = {}): Promise<Contract> {
+  static async load(file = SPEC_FILE, { prepared = true, compile = 'at-start' }: LoadOptions = {}): Promise<Contract> {
     const document = JSON.parse(readFileSync(file, 'utf8')) as Document;
+    // The backend parses, checks and dereferences the document and builds the router. The
+    // validator is made here rather than by the backend, which compiles every request,
+    // response and response-header validator at once: the service needs only the request
+    // validators, the contract test (tests only) compiles an operation's response validators
+    // on first use, and response headers are never validated. All three took ~13 s.
     const backend = new OpenAPIBackend({
       definition: safeIntegers(nullableForAjv(structuredClone(document))) as Document,
       apiRoot: '/',
       quick: false,
-      validate: true,
+      validate: false,
       strict: true,
+    });
+    // Checking the document against the OpenAPI schema costs ~0.35 s; the service does it at
+    // every start; tests once (test/unit/request-validation.test.ts loads the contract as the
+    // service does) rather than in every test process.
+    if (compile === 'on-first-use') backend.validateDefinition = () => backend.document;
+    await backend.init();
+    backend.validator = new OpenAPIValidator({
+      definition: backend.definition,
+      router: backend.router,
+      lazyCompileValidators: true,
       coerceTypes: true,
-      ajvOpts: { allErrors: true, strict: false },
+      // validateSchema: the spec is linted (make lint); checking each schema against the
+      // meta-schema made every one of the ~500 ajv instances compile that meta-schema again.
+      ajvOpts: { allErrors: true, strict: false, validateSchema: false },
       customizeAjv: (ajv, options, context) => {
         // Defaults fill only parameters (limit, page): filling bodies would turn a partial
         // update into an overwrite with defaults.
@@ -62,14 +92,23 @@ export class Contract {
         return tuned;
       },
     });
-    await backend.init();
     const operations = new Map(backend.getOperations().map((op) => [op.operationId!, op]));
-    const plans = new Map<Operation, RequestPlan>();
-    for (const op of prepared ? operations.values() : []) {
-      const planned = plan(op, backend.validator.getRequestValidatorsForOperation(op.operationId!) ?? []);
-      if (planned) plans.set(op, planned);
+    const contract = new Contract(document, backend, operations, prepared);
+    if (compile === 'at-start') {
+      backend.validator.preCompileRequestValidators();
+      for (const operation of operations.values()) contract.planOf(operation);
     }
-    return new Contract(document, backend, operations, plans);
+    return contract;
+  }
+
+  /** The operation's request plan, made on its first request unless made at start. */
+  private planOf(operation: Operation): RequestPlan | undefined {
+    let planned = this.plans.get(operation);
+    if (planned === undefined && this.prepared && !this.plans.has(operation)) {
+      planned = plan(operation, this.backend.validator.getRequestValidatorsForOperation(operation.operationId!) ?? []);
+      this.plans.set(operation, planned);
+    }
+    return planned;
   }
 
   /** Parses and validates a request for an operation; returns coerced params and query. */
@@ -80,7 +119,7 @@ export class Contract {
     const query = Object.fromEntries(
       Object.entries(parts.query).filter(([name]) => this.declaredQuery(operation).has(name.replace(/\[\]$/, ''))),
     );
-    const result = this.plans.get(operation)?.validate({ ...parts, query }) ?? this.validateRequest(operation, parts, query);
+    const result = this.planOf(operation)?.validate({ ...parts, query }) ?? this.validateRequest(operation, parts, query);
     const params = result.coerced.params;
     const errors = [
       ...result.errors,
@@ -100,7 +139,7 @@ export class Contract {
 
   /** Whether the operation's requests are checked by a plan prepared at start-up. */
   isPrepared(operationId: string): boolean {
-    return this.plans.has(this.operation(operationId));
+    return this.planOf(this.operation(operationId)) !== undefined;
   }
 
   /** openapi-backend's own parse and check, for the operations and bodies without a plan. */
