@@ -21,7 +21,7 @@ async function registerUser({ body, db, services }: HandlerContext<'registerUser
   const taken = await takenIdentityFields(db, identity);
   if (taken.length > 0) throw validationFailed(Object.fromEntries(taken.map((field) => [field, [`The ${field} ${TAKEN}`]])));
 
-  const passwordHash = await hashPassword(body.password);
+  const passwordHash = await hashPassword(body.password, services.config.passwordHashing);
   try {
     const payload = await db.transaction().execute(async (trx) => {
       const user = await trx
@@ -59,7 +59,7 @@ const LOGGED_IN = 'User successfully logged in';
 
 async function passwordSignIn({ body, db, services }: HandlerContext<'loginUser' | 'loginUserV1' | 'loginUserAuthAlias'>) {
   const user = await findUserForLogin(db, loginIdentifier(body));
-  if (!(await verifyPassword(user?.password_hash ?? null, body.password)) || !user) {
+  if (!(await verifyPassword(user?.password_hash ?? null, body.password, services.config.passwordHashing)) || !user) {
     throw new HttpError(401, 'Invalid credentials');
   }
   return signIn(db, services, toUser(user, await avatarOf(db, user.id)));

@@ -61,7 +61,7 @@ async function resetPassword({ body, db, services }: HandlerContext<'resetPasswo
     throw invalidField('new_password', 'The new password field confirmation does not match.');
   }
   // Hashed before the lookup, so an unknown address costs the same time as a known one.
-  const passwordHash = await hashPassword(body.new_password);
+  const passwordHash = await hashPassword(body.new_password, services.config.passwordHashing);
   const user = await findUserForLogin(db, { email: body.email.trim() });
   if (!user) throw invalidField('code', INVALID_CODE);
 

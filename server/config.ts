@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { STRONG_PASSWORD_HASHING, type PasswordHashing } from '../domain/passwords.js';
 import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
 
 export interface Config {
@@ -17,6 +18,8 @@ export interface Config {
   appKey: string;
   /** Access-token lifetime in seconds. */
   tokenTtlSeconds: number;
+  /** argon2id cost of new password hashes (PASSWORD_HASH_*); the strong defaults are for production. */
+  passwordHashing: PasswordHashing;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body or uploaded file, in bytes. */
   uploadLimitBytes: number;
@@ -136,6 +139,16 @@ export function loadConfig(env: Env = process.env): Config {
   const origins = (env.CORS_ORIGINS ?? '*').trim();
   const publicUrl = (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
   const oauthProviders = oauthProvidersFrom(env, publicUrl, problems);
+  // read before the problems are reported, so a bad value is one of them, not a silent default
+  const uploadLimitBytes = int('UPLOAD_LIMIT_MB', 10, 1, 1024) * 1024 * 1024;
+  const rateLimitAuth = int('RATE_LIMIT_AUTH', 10);
+  const rateLimitApi = int('RATE_LIMIT_API', 600);
+  const llmTimeoutSeconds = int('LLM_TIMEOUT', 60, 1, 600);
+  const passwordHashing: PasswordHashing = {
+    memoryCost: int('PASSWORD_HASH_MEMORY_KIB', STRONG_PASSWORD_HASHING.memoryCost, 8, 4 * 1024 * 1024),
+    timeCost: int('PASSWORD_HASH_ITERATIONS', STRONG_PASSWORD_HASHING.timeCost, 1, 100),
+    parallelism: int('PASSWORD_HASH_PARALLELISM', STRONG_PASSWORD_HASHING.parallelism, 1, 64),
+  };
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
 
@@ -147,10 +160,11 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     appKey: env.APP_KEY || persistedAppKey(dataDir),
     tokenTtlSeconds: tokenTtlSeconds!,
+    passwordHashing,
     logLevel,
-    uploadLimitBytes: int('UPLOAD_LIMIT_MB', 10, 1, 1024) * 1024 * 1024,
-    rateLimitAuth: int('RATE_LIMIT_AUTH', 10),
-    rateLimitApi: int('RATE_LIMIT_API', 600),
+    uploadLimitBytes,
+    rateLimitAuth,
+    rateLimitApi,
     corsOrigins: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()).filter(Boolean),
     redisUrl,
     trustProxy,
@@ -166,7 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     llmBaseUrl: llmBaseUrl?.replace(/\/+$/, ''),
     llmApiKey: env.LLM_API_KEY || undefined,
     llmModel: (env.LLM_MODEL || 'gpt-4o-mini').trim(),
-    llmTimeoutSeconds: int('LLM_TIMEOUT', 60, 1, 600),
+    llmTimeoutSeconds,
     documentProcessorUrl,
     documentProcessorKey: env.DOCUMENT_PROCESSOR_KEY || undefined,
   };
