@@ -1,5 +1,5 @@
 # The verbs a person types. `make run` and `make test` do all set-up on a fresh machine.
-.PHONY: install generate check-generated build migrate run test test-pg fuzz lint sdk-check typecheck bench admin clean
+.PHONY: install generate check-generated build migrate run dev test test-pg fuzz lint sdk-check typecheck bench admin clean
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -22,7 +22,7 @@ build: generate
 migrate: generate
 	npx tsx scripts/migrate.ts
 
-# npm start: node with the heap cap the service is deployed with (package.json, README "Memory")
+# npm start: node with the heap cap the service is deployed with (package.json; docs/operating.md, "Memory")
 run: build
 	npm start
 
@@ -41,16 +41,19 @@ sdk-check: generate
 typecheck: generate
 	npx tsc --noEmit
 
-# Tests on the embedded database; `make test-pg` (or DATABASE_URL=...) runs them on PostgreSQL.
-test: generate
-	@rm -rf .tap/operation-coverage
-	npx tap
-	@npx tsx scripts/operation-coverage.ts
+# The edit-generate-test loop: serves the API, regenerates generated/ when spec/ changes,
+# type-checks continuously and restarts the service on every change (scripts/dev.ts).
+dev: generate
+	npx tsx scripts/dev.ts
 
+# Every test on the embedded database (scripts/test.ts: files in parallel, longest first, the
+# ten slowest at the end). `make test FILES="test/groups.test.ts test/unit"` runs some.
+test: generate
+	npx tsx scripts/test.ts $(FILES)
+
+# The tests that touch a database, on PostgreSQL (test/unit/ never does: `make test` ran it).
 test-pg: generate
-	@rm -rf .tap/operation-coverage
-	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres} npx tap
-	@npx tsx scripts/operation-coverage.ts
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres} npx tsx scripts/test.ts --database-only $(FILES)
 
 # The spec-driven fuzzer at length (test/fuzz.test.ts): FUZZ_COUNT requests (default 100000)
 # on FUZZ_SEED (default that of the suite); DATABASE_URL=... fuzzes PostgreSQL.

@@ -15,6 +15,8 @@ export interface DatabaseHandle {
   kind: DatabaseKind;
   /** A connection string other components (the job queue) can use. */
   connectionString: string;
+  /** Embedded only: the data directory as an uncompressed tarball, the form `startFrom` takes. */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,12 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** Folder that keeps the embedded database; undefined keeps it in memory (tests). */
   dataDir?: string;
+  /**
+   * A dump of an embedded data directory (PGlite's dumpDataDir) that a new embedded database
+   * starts from instead of an empty cluster: tests load a migrated one rather than run
+   * initdb and every migration per file.
+   */
+  startFrom?: Blob;
   poolSize?: number;
   /** PostgreSQL: keep the plans of KEEP_PLAN statements per connection (db/kept-plans.ts); default on. */
   keepPlans?: boolean;
@@ -35,7 +43,7 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.keepPlans ?? true);
-  return openEmbedded(options.dataDir, options.poolSize ?? 10);
+  return openEmbedded(options.dataDir, options.poolSize ?? 10, options.startFrom);
 }
 
 function kyselyOver(pool: pg.Pool, keepPlans = false): Kysely<Database> {
@@ -63,7 +71,7 @@ async function openPostgres(connectionString: string, poolSize: number, keepPlan
   return { db, kind: 'postgresql', connectionString, close: () => db.destroy() };
 }
 
-async function openEmbedded(dataDir: string | undefined, poolSize: number): Promise<DatabaseHandle> {
+async function openEmbedded(dataDir: string | undefined, poolSize: number, startFrom: Blob | undefined): Promise<DatabaseHandle> {
   // Loaded lazily: a PostgreSQL deployment never pays for the embedded engine.
   const { PGlite } = await import('@electric-sql/pglite');
   // trigram indexes serve the transaction list's substring search (022)
@@ -74,7 +82,7 @@ async function openEmbedded(dataDir: string | undefined, poolSize: number): Prom
     dataPath = path.join(dataDir, 'pgdata');
     mkdirSync(dataPath, { recursive: true });
   }
-  const pglite = await PGlite.create(dataPath, { extensions: { pg_trgm } });
+  const pglite = await PGlite.create(dataPath, { extensions: { pg_trgm }, loadDataDir: startFrom });
   const server = await serveEmbedded(pglite);
   const connectionString = `postgres://postgres@${server.host}:${server.port}/postgres`;
   const pool = new pg.Pool({ connectionString, max: poolSize });
@@ -83,6 +91,7 @@ async function openEmbedded(dataDir: string | undefined, poolSize: number): Prom
     db,
     kind: 'embedded',
     connectionString,
+    dumpDataDir: () => pglite.dumpDataDir('none'),
     async close() {
       await db.destroy();
       await server.stop();

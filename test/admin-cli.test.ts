@@ -8,9 +8,9 @@ import path from 'node:path';
 import t from 'tap';
 import { runAdminCommand } from '../scripts/admin.js';
 import { startApp } from './helpers/harness.js';
+import { nodeArgsFor, PROJECT_ROOT } from './helpers/project.js';
 
 const api = await startApp(t);
-const ROOT = path.resolve(import.meta.dirname, '..');
 
 const roleOf = async (id: number) => (await api.db.selectFrom('users').select('role').where('id', '=', id).executeTakeFirstOrThrow()).role;
 
@@ -49,9 +49,9 @@ function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr:
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'scripts', 'admin.ts'), ...args],
+      [...nodeArgsFor('scripts/admin.ts'), ...args],
       {
-        cwd: ROOT,
+        cwd: PROJECT_ROOT,
         env: {
           ...process.env,
           DATABASE_URL: api.connectionString,

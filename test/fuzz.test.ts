@@ -10,6 +10,7 @@ import { SignJWT, decodeJwt } from 'jose';
 import t from 'tap';
 import { startFakeProvider } from './helpers/fake-provider.js';
 import { startApp, type TestApp } from './helpers/harness.js';
+import { inProject } from './helpers/project.js';
 import { mutate, serialize, validRequest, type FuzzContext, type FuzzRequest } from './helpers/fuzz-requests.js';
 import { Rng, unknownPatterns } from './helpers/fuzz-values.js';
 import { operations, pathRecordKind, referenceFields, type SpecOperation } from './helpers/spec-walk.js';
@@ -302,7 +303,7 @@ t.test(`${COUNT} generated requests (seed ${SEED}): no 5xx, all in the envelope 
   t.ok(valid.succeeded / valid.sent > 0.5, 'most valid requests reach their handler and succeed');
   const distinct = new Map(findings.map((f) => [`${f.request.split(':')[0]} → ${f.status} ${f.problem.slice(0, 120)}`, f]));
   for (const summary of distinct.keys()) t.comment(`finding: ${summary}`);
-  const report = path.resolve(import.meta.dirname, '..', '.tap', 'fuzz-findings.json');
+  const report = inProject('.tap', 'fuzz-findings.json');
   mkdirSync(path.dirname(report), { recursive: true });
   writeFileSync(report, JSON.stringify({ findings: [...distinct.values()], validFailures: Object.fromEntries(validFailures) }, null, 1));
   t.equal(findings.length, 0, `${findings.length} findings (${distinct.size} distinct)`);

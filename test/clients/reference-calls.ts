@@ -3,18 +3,18 @@
 // A row's cells may name several methods (`POST / PUT`) or paths (`/parties`, `/parties/{id}`);
 // `{entity}` and "as in §3.6" rows are expanded from the entities of §3.6.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { inProject } from '../helpers/project.js';
 
 export type Client = 'web' | 'mobile';
 
 /** The reference documents beside the project (shared/ at `../shared`, see shared/README.md). */
-export const CLIENTS_MD = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'reference', 'clients.md');
+export const CLIENTS_MD = inProject('..', 'shared', 'reference', 'clients.md');
 /**
  * The calls as last read from clients.md, for a checkout without shared/ beside it. Where
  * clients.md is present it is read and reference-calls.test.ts requires this copy to match it;
  * refresh it with `npx tsx test/clients/reference-calls.ts`.
  */
-export const CALLS_SNAPSHOT = path.join(import.meta.dirname, 'reference-calls.json');
+export const CALLS_SNAPSHOT = inProject('test', 'clients', 'reference-calls.json');
 
 /** `GET /wallets/{id}`: method, one space, the path with a leading slash and `{param}` placeholders named `{}`. */
 export function callKey(method: string, rawPath: string): string {

@@ -7,18 +7,18 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import pg from 'pg';
-import { openDatabase, type DatabaseHandle } from '../../db/connection.js';
-import { migrateToLatest } from '../../db/migrate.js';
 import type { Database } from '../../db/schema.js';
 import { buildApp, type AppOptions, type ContractReport } from '../../server/app.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { Contract } from '../../server/contract.js';
+import { throwawayDatabase } from './migrated-database.js';
+import { inProject } from './project.js';
+import { TEST_ENV } from './test-environment.js';
 
-export const COVERAGE_DIR = path.resolve(import.meta.dirname, '..', '..', '.tap', 'operation-coverage');
+export const COVERAGE_DIR = inProject('.tap', 'operation-coverage');
 
 let sharedContract: Promise<Contract> | undefined;
-const contract = () => (sharedContract ??= Contract.load());
+const contract = () => (sharedContract ??= Contract.load(undefined, { compile: 'on-first-use' }));
 
 export interface TestResponse<T = any> {
   status: number;
@@ -54,10 +54,9 @@ export async function startApp(
   overrides: Partial<Config> & { now?: () => Date; handlers?: AppOptions['handlers'] } = {},
 ): Promise<TestApp> {
   const database = await throwawayDatabase();
-  await migrateToLatest(database.db);
   const { now, handlers, ...configOverrides } = overrides;
   const config: Config = {
-    ...loadConfig({ APP_KEY: 'test-key-0123456789abcdef0123456789', DATA_DIR: path.join('/tmp', `finance-test-${randomUUID()}`) }),
+    ...loadConfig({ ...TEST_ENV, APP_KEY: 'test-key-0123456789abcdef0123456789', DATA_DIR: path.join('/tmp', `finance-test-${randomUUID()}`) }),
     rateLimitAuth: 0,
     rateLimitApi: 0,
     logLevel: 'silent',
@@ -110,29 +109,6 @@ export async function startApp(
   };
 
   return { app, db: database.db, connectionString: database.connectionString, config, request, newUser };
-}
-
-/** A database that exists only for this test file. */
-async function throwawayDatabase(): Promise<DatabaseHandle & { dropDatabase?: () => Promise<void> }> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return openDatabase({});
-  const name = `finance_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
-  return {
-    ...handle,
-    async dropDatabase() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
 }
 
 function recordCoverage(report: ContractReport): void {

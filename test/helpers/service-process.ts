@@ -9,7 +9,6 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { openDatabase, type DatabaseHandle } from '../../db/connection.js';
 import { migrateToLatest } from '../../db/migrate.js';
@@ -17,8 +16,10 @@ import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import type { Database } from '../../db/schema.js';
 import type { Contract } from '../../server/contract.js';
+import { createFromTemplate, dropDatabase, embeddedTemplate } from './migrated-database.js';
+import { nodeArgsFor, PROJECT_ROOT } from './project.js';
+import { TEST_ENV } from './test-environment.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SERVICE_APP_KEY = 'crash-test-key-0123456789abcdef012345';
 
 export interface ServiceProcess {
@@ -42,11 +43,12 @@ async function freePort(): Promise<number> {
 /** Starts the service with `env` on top of a quiet test configuration; resolves once it answers. */
 export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server', 'main.ts')], {
-    cwd: ROOT,
+  const child: ChildProcess = spawn(process.execPath, nodeArgsFor('server/main.ts'), {
+    cwd: PROJECT_ROOT,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      ...TEST_ENV,
       APP_KEY: SERVICE_APP_KEY,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_AUTH: '0',
@@ -102,24 +104,21 @@ export async function serviceDatabase(): Promise<ServiceDatabase> {
   let open: () => Promise<DatabaseHandle>;
   let drop: () => Promise<void>;
   if (!serverUrl) {
+    // The folder starts as a migrated copy (test/helpers/migrated-database.ts), as the
+    // PostgreSQL database does; the service's own migration at start then finds nothing to do.
+    await (await openDatabase({ dataDir, startFrom: await embeddedTemplate() })).close();
     open = () => openDatabase({ dataDir });
     drop = () => rm(dataDir, { recursive: true, force: true });
   } else {
     const name = `finance_crash_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(statement);
-      await client.end();
-    };
-    await admin(`CREATE DATABASE ${name}`);
+    await createFromTemplate(serverUrl, name);
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     const shared = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
     open = async () => ({ ...shared, close: async () => {} });
     drop = async () => {
       await shared.close();
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropDatabase(serverUrl, name);
       await rm(dataDir, { recursive: true, force: true });
     };
   }
@@ -138,7 +137,7 @@ export async function serviceDatabase(): Promise<ServiceDatabase> {
     inProcess: (contract, use) =>
       using(async (database) => {
         await migrateToLatest(database.db);
-        const config = { ...loadConfig({ ...env, APP_KEY: SERVICE_APP_KEY }), rateLimitAuth: 0, rateLimitApi: 0 };
+        const config = { ...loadConfig({ ...TEST_ENV, ...env, APP_KEY: SERVICE_APP_KEY }), rateLimitAuth: 0, rateLimitApi: 0 };
         const app = await buildApp({ config, database, contract, logger: false });
         try {
           return await use(app);

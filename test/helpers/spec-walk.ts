@@ -2,11 +2,11 @@
 // every request field (body or query) that names one of the caller's records, found by name
 // and description so a new operation with such a field is swept without anyone listing it.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { inProject } from './project.js';
 
 export type Schema = Record<string, any>;
 
-export const spec: Schema = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', '..', 'generated', 'openapi.json'), 'utf8'));
+export const spec: Schema = JSON.parse(readFileSync(inProject('generated', 'openapi.json'), 'utf8'));
 
 /** Follows `$ref`s of the bundled document. */
 export function resolve(schema: Schema | undefined): Schema {

@@ -2,11 +2,11 @@
 // with their expected reading, against a fixed today (Wednesday 2026-03-18) and one user's
 // names. Amounts are decimal strings; days are the user's calendar days.
 import t from 'tap';
-import { plainDecimal } from '../domain/assistant-intents/amounts.js';
-import { addDays, findDay } from '../domain/assistant-intents/dates.js';
-import { editDistance } from '../domain/assistant-intents/fuzzy.js';
-import { parseSentence, type Intent, type LedgerNames } from '../domain/assistant-intents/intents.js';
-import { fold } from '../domain/assistant-intents/text.js';
+import { plainDecimal } from '../../domain/assistant-intents/amounts.js';
+import { addDays, findDay } from '../../domain/assistant-intents/dates.js';
+import { editDistance } from '../../domain/assistant-intents/fuzzy.js';
+import { parseSentence, type Intent, type LedgerNames } from '../../domain/assistant-intents/intents.js';
+import { fold } from '../../domain/assistant-intents/text.js';
 
 const TODAY = '2026-03-18'; // a Wednesday
 

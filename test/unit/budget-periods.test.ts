@@ -9,7 +9,7 @@ import {
   previousWindow,
   type BudgetSchedule,
   type BudgetWindow,
-} from '../domain/budget-periods.js';
+} from '../../domain/budget-periods.js';
 
 const schedule = (period_type: BudgetSchedule['period_type'], start_date: string, end_date: string | null = null): BudgetSchedule => ({
   period_type,

@@ -1,7 +1,7 @@
 // Budget progress as a pure function of the window's sums, the budget's terms and "today":
 // every status, the projection floor, percent edge cases, conversion, and rollover chains.
 import t from 'tap';
-import { currentWindow, nextWindow, type BudgetWindow } from '../domain/budget-periods.js';
+import { currentWindow, nextWindow, type BudgetWindow } from '../../domain/budget-periods.js';
 import {
   amountInBudgetCurrency,
   computeBudgetProgress,
@@ -9,7 +9,7 @@ import {
   type BudgetTerms,
   type CurrencySpending,
   type ProgressInput,
-} from '../domain/budget-progress.js';
+} from '../../domain/budget-progress.js';
 
 const january: BudgetWindow = { start: '2026-01-01', end: '2026-01-31' };
 const terms = (overrides: Partial<BudgetTerms> = {}): BudgetTerms => ({

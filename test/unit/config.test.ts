@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { ConfigError, loadConfig, parseDuration } from '../server/config.js';
+import { hashPassword, verifyPassword } from '../../domain/passwords.js';
+import { ConfigError, loadConfig, parseDuration } from '../../server/config.js';
 
 t.test('defaults', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'finance-config-'));
@@ -58,4 +59,23 @@ t.test('durations', async (t) => {
   t.equal(parseDuration('30d'), 2592000);
   t.equal(parseDuration('0'), undefined);
   t.equal(parseDuration('soon'), undefined);
+});
+
+t.test('password hashing: strong by default, cheaper only when configured', async (t) => {
+  const production = loadConfig({ APP_KEY: 'k' });
+  t.same(production.passwordHashing, { memoryCost: 65536, timeCost: 3, parallelism: 4 }, 'argon2id at 64 MiB, 3 passes, 4 lanes');
+  const hash = await hashPassword('correct horse battery', production.passwordHashing);
+  t.match(hash, /^\$argon2id\$v=19\$m=65536,p=4,t=3\$/, 'a new hash carries the production parameters');
+
+  const cheap = loadConfig({ APP_KEY: 'k', PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1', PASSWORD_HASH_PARALLELISM: '1' });
+  t.same(cheap.passwordHashing, { memoryCost: 1024, timeCost: 1, parallelism: 1 });
+  const cheapHash = await hashPassword('correct horse battery', cheap.passwordHashing);
+  t.match(cheapHash, /\$m=1024,p=1,t=1\$/);
+  t.ok(await verifyPassword(hash, 'correct horse battery', cheap.passwordHashing), 'a hash is verified with its own parameters, whatever is configured now');
+  t.notOk(await verifyPassword(cheapHash, 'wrong horse battery', production.passwordHashing));
+
+  const error = t.throws(() =>
+    loadConfig({ APP_KEY: 'k', PASSWORD_HASH_MEMORY_KIB: 'lots', PASSWORD_HASH_ITERATIONS: '0', PASSWORD_HASH_PARALLELISM: '-1', UPLOAD_LIMIT_MB: '0', RATE_LIMIT_API: 'many', LLM_TIMEOUT: '9999' }),
+  ) as ConfigError;
+  for (const name of ['PASSWORD_HASH_MEMORY_KIB', 'PASSWORD_HASH_ITERATIONS', 'PASSWORD_HASH_PARALLELISM', 'UPLOAD_LIMIT_MB', 'RATE_LIMIT_API', 'LLM_TIMEOUT']) t.match(error.message, name, `${name} is reported, not replaced by its default`);
 });

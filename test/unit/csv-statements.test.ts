@@ -3,12 +3,12 @@
 // fool a naive reader (IBANs, preamble and trailer lines, mixed separators) read correctly.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { readBankCsv } from '../domain/statements/csv-statement.js';
-import { inferDateFormat, inferDecimalSeparator, readAmount } from '../domain/statements/csv-values.js';
-import { decodeStatementText, looksBinary } from '../domain/statements/text-encoding.js';
+import { readBankCsv } from '../../domain/statements/csv-statement.js';
+import { inferDateFormat, inferDecimalSeparator, readAmount } from '../../domain/statements/csv-values.js';
+import { decodeStatementText, looksBinary } from '../../domain/statements/text-encoding.js';
 
 const read = (name: string) => {
-  const result = readBankCsv(decodeStatementText(readFileSync(new URL(`./fixtures/statements/${name}`, import.meta.url))));
+  const result = readBankCsv(decodeStatementText(readFileSync(new URL(`../fixtures/statements/${name}`, import.meta.url))));
   if (!result) throw new Error(`${name} was not read as a bank export`);
   return result;
 };
@@ -66,7 +66,7 @@ t.test('UTF-16 LE, tabs, apostrophe thousands, credit/debit in CHF; Spanish, Por
 });
 
 t.test('a corrected mapping and date format replace the inferred ones', async (t) => {
-  const decoded = decodeStatementText(readFileSync(new URL('./fixtures/statements/ing-nl.csv', import.meta.url)));
+  const decoded = decodeStatementText(readFileSync(new URL('../fixtures/statements/ing-nl.csv', import.meta.url)));
   const again = readBankCsv(decoded, { mapping: { description: 7 } })!;
   t.equal(again.drafts[0].description, 'Betaalautomaat');
   t.throws(() => readBankCsv(decoded, { mapping: { date: null } }), /needs a date column/);

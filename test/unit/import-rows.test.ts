@@ -1,6 +1,6 @@
 // Reading CSV rows for imports: header aliases, files without a header, lenient amounts and dates.
 import t from 'tap';
-import { CsvReadError, MAX_IMPORT_ROWS, parseImportAmount, parseImportDate, parseImportType, readCsvRows } from '../domain/import-rows.js';
+import { CsvReadError, MAX_IMPORT_ROWS, parseImportAmount, parseImportDate, parseImportType, readCsvRows } from '../../domain/import-rows.js';
 
 t.test('a header is matched by name with aliases, in any order, ignoring case and spaces', async (t) => {
   const rows = readCsvRows(

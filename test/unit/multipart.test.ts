@@ -1,6 +1,6 @@
 // Multipart fields become the body the operation's schema describes; files are set aside.
 import t from 'tap';
-import { readMultipart } from '../server/multipart.js';
+import { readMultipart } from '../../server/multipart.js';
 
 const schema = {
   type: 'object',

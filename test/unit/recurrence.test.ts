@@ -1,7 +1,7 @@
 // Recurring schedules: occurrences anchored at the transaction's datetime, month ends clamped,
 // and the first occurrence after a moment (no back-fill).
 import t from 'tap';
-import { nextOccurrence, occurrence, type Schedule } from '../domain/recurrence.js';
+import { nextOccurrence, occurrence, type Schedule } from '../../domain/recurrence.js';
 
 const at = (iso: string) => new Date(iso);
 const iso = (date: Date) => date.toISOString();

@@ -2,7 +2,7 @@
 // change there cannot silently empty the list the client suites are measured against.
 import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';
-import { CALLS_SNAPSHOT, callKey, CLIENTS_MD, referenceCalls } from './reference-calls.js';
+import { CALLS_SNAPSHOT, callKey, CLIENTS_MD, referenceCalls } from '../clients/reference-calls.js';
 
 const hasClientsMd = existsSync(CLIENTS_MD);
 

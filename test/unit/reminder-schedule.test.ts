@@ -1,7 +1,7 @@
 // When reminders fire: RRULEs in the reminder's time zone (across daylight-saving changes),
 // COUNT/UNTIL ends, one-off reminders, and rule validation. Pure: no database.
 import t from 'tap';
-import { fromWallClock, nextTriggerAt, parseRepeatRule, scheduledTriggerAt, toWallClock, type ReminderTiming } from '../domain/reminder-schedule.js';
+import { fromWallClock, nextTriggerAt, parseRepeatRule, scheduledTriggerAt, toWallClock, type ReminderTiming } from '../../domain/reminder-schedule.js';
 
 const created_at = new Date('2026-01-01T00:00:00Z');
 

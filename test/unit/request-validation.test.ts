@@ -2,8 +2,8 @@
 // openapi-backend's validateRequest does: every operation of the spec, with path values, query
 // values and bodies both valid and not, through a contract with plans and one without.
 import t from 'tap';
-import { operations } from '../generated/operations.js';
-import { Contract } from '../server/contract.js';
+import { operations } from '../../generated/operations.js';
+import { Contract } from '../../server/contract.js';
 
 const prepared = await Contract.load();
 const reference = await Contract.load(undefined, { prepared: false });

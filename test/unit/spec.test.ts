@@ -2,8 +2,8 @@
 // operation added later follows them: an SDK generated from it must be useful as it is.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { operations } from '../generated/operations.js';
-import { SPEC_FILE } from '../server/contract.js';
+import { operations } from '../../generated/operations.js';
+import { SPEC_FILE } from '../../server/contract.js';
 
 const spec = JSON.parse(readFileSync(SPEC_FILE, 'utf8'));
 const tags = new Set<string>(spec.tags.map((tag: { name: string }) => tag.name));

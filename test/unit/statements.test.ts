@@ -1,12 +1,12 @@
 // Native statement parsers (pure): CAMT.053 and OFX (SGML and XML) to statement lines, format
 // detection from content, suggestion drafts, matching and duplicate rules.
 import t from 'tap';
-import { parseCamt053 } from '../domain/statements/camt053.js';
-import { findDuplicate, matchRecords, similarDescriptions, type ExistingTransaction } from '../domain/statements/matching.js';
-import { parseOfx } from '../domain/statements/ofx.js';
-import { detectStatementFormat, StatementError } from '../domain/statements/statement-line.js';
-import { draftsFromCsv, draftsFromProcessed, draftsFromStatement } from '../domain/statements/suggestions.js';
-import { CAMT053, OFX_SGML, OFX_XML } from './helpers/statement-samples.js';
+import { parseCamt053 } from '../../domain/statements/camt053.js';
+import { findDuplicate, matchRecords, similarDescriptions, type ExistingTransaction } from '../../domain/statements/matching.js';
+import { parseOfx } from '../../domain/statements/ofx.js';
+import { detectStatementFormat, StatementError } from '../../domain/statements/statement-line.js';
+import { draftsFromCsv, draftsFromProcessed, draftsFromStatement } from '../../domain/statements/suggestions.js';
+import { CAMT053, OFX_SGML, OFX_XML } from '../helpers/statement-samples.js';
 
 t.test('CAMT.053: one line per entry, signed by CdtDbtInd, booking date, counterparty, remittance', async (t) => {
   const statement = parseCamt053(CAMT053);

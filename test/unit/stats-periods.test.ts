@@ -1,6 +1,6 @@
 // The date ranges of GET /stats: presets and explicit dates as whole days in the user's time zone.
 import t from 'tap';
-import { addMonths, dayIn, statsRange, weekdayName } from '../domain/stats-periods.js';
+import { addMonths, dayIn, statsRange, weekdayName } from '../../domain/stats-periods.js';
 
 // Thursday 2026-11-19, 22:30 UTC (already Friday in Tokyo).
 const now = new Date('2026-11-19T22:30:00Z');

@@ -1,6 +1,6 @@
 // synced_since as clients send it: whole seconds, rounded down; days that do not exist refused.
 import t from 'tap';
-import { parseSyncedSince } from '../domain/sync-time.js';
+import { parseSyncedSince } from '../../domain/sync-time.js';
 
 t.test('forms clients send, compared at whole seconds', async (t) => {
   t.equal(parseSyncedSince('2026-11-21T05:25:22.987654Z')?.toISOString(), '2026-11-21T05:25:22.000Z');

@@ -1,6 +1,6 @@
 // Calendar days in a time zone as instants (the bounds of the transaction list's day filters).
 import t from 'tap';
-import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
+import { startOfDay, startOfNextDay } from '../../domain/time-zone.js';
 
 t.test('a day starts at local midnight', async (t) => {
   t.equal(startOfDay('2026-03-10', 'UTC').toISOString(), '2026-03-10T00:00:00.000Z');
