@@ -3,7 +3,7 @@
 // A plain list (no `synced_since`, no `cursor`) shows live rows in the resource's own order.
 // A sync feed shows rows changed at or after `synced_since` (or after an exact `cursor`),
 // tombstones included, ordered by the database's change stamp (`last_synced_at`, set by a
-// trigger) and id. Three rules make a feed lose nothing (README, "Sync"):
+// trigger) and id. Three rules make a feed lose nothing (docs/sync.md):
 // - only rows stamped before the sync horizon (db/sync-horizon.ts) are handed out, and no
 //   watermark a response carries (`last_sync`, a row's `last_synced_at`, `next_cursor`) ever
 //   passes that horizon, so a write that commits later cannot fall behind what a client saw;

@@ -5,7 +5,7 @@
 //   (truncated to milliseconds, so a JS Date holds it exactly). Feeds order and filter by it.
 //   Why the write's own clock: a reader computes a horizon (db/sync-horizon.ts) from the open
 //   transactions of pg_stat_activity, and every row that commits after that read carries a
-//   stamp at or after the horizon; see the README's "Sync" section for the argument.
+//   stamp at or after the horizon; see docs/sync.md for the argument.
 // - `updated_at` stays the record's own change time (the request's clock, or what an offline
 //   client sent), but the same trigger keeps it at or after `created_at`.
 // - The (user_id, updated_at, id) paging index of 002-004 is replaced by (user_id,
