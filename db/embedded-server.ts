@@ -32,6 +32,25 @@ function endsUnit(message: Uint8Array): boolean {
   return isStartup || [SYNC, QUERY, FLUSH, TERMINATE].includes(message[0]);
 }
 
+/**
+ * A unit's messages as one buffer: PGlite's backend reads every message of the buffer it is
+ * given (its main loop runs until the input is used up), so an extended-protocol query (Parse,
+ * Bind, Describe, Execute, Sync) costs one call into the database, and one file-system sync
+ * after it, instead of five. A startup or terminate message is always a unit of its own:
+ * PGlite answers those outside its main loop.
+ */
+function batched(messages: PendingMessage[]): PendingMessage[] {
+  if (messages.length < 2) return messages;
+  const total = messages.reduce((sum, { message }) => sum + message.length, 0);
+  const joined = new Uint8Array(total);
+  let offset = 0;
+  for (const { message } of messages) {
+    joined.set(message, offset);
+    offset += message.length;
+  }
+  return [{ message: joined, onData: messages[messages.length - 1].onData }];
+}
+
 export class ProtocolUnitQueue {
   private readonly pending = new Map<number, PendingMessage[]>();
   private queue: Unit[] = [];
@@ -66,7 +85,7 @@ export class ProtocolUnitQueue {
         let bytes = 0;
         try {
           await this.db.runExclusive(async () => {
-            for (const { message, onData } of unit.messages) {
+            for (const { message, onData } of batched(unit.messages)) {
               await this.db.execProtocolRawStream(message, {
                 onRawData: (data) => {
                   bytes += data.length;
