@@ -18,7 +18,10 @@ const children: ChildProcess[] = [];
 function run(prefix: string, command: string, args: string[]): ChildProcess {
   const child = spawn(command, args, { cwd: root, env: { ...process.env, FORCE_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout!, child.stderr!]) {
-    createInterface({ input: stream }).on('line', (line) => console.log(`${prefix} ${line}`));
+    createInterface({ input: stream }).on('line', (line) => {
+      // Redocly's framed notice about the Node.js version says nothing about the spec
+      if (line.trim() !== '' && !/[║╔╚]/.test(line)) console.log(`${prefix} ${line}`);
+    });
   }
   children.push(child);
   child.once('exit', () => children.splice(children.indexOf(child), 1));
