@@ -1,11 +1,13 @@
 // One way into the database for the whole service: PostgreSQL through `pg` when a URL is
-// given, otherwise the embedded PGlite served on a loopback port and reached through the very
-// same `pg` + Kysely path, so no query knows which one it runs on.
+// given, otherwise the embedded PGlite, run on a thread of its own and served on a loopback
+// port, reached through the very same `pg` + Kysely path, so no query knows which one it runs on.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { poolKeepingPlans } from './kept-plans.js';
+import type { EmbeddedReply, EmbeddedRequest, EmbeddedStart } from './embedded-worker.js';
 import type { Database } from './schema.js';
 
 export type DatabaseKind = 'postgresql' | 'embedded';
@@ -71,31 +73,78 @@ async function openPostgres(connectionString: string, poolSize: number, keepPlan
   return { db, kind: 'postgresql', connectionString, close: () => db.destroy() };
 }
 
+/**
+ * The embedded database thread's script. Built (dist/), it is the .js file beside this one.
+ * Run from the TypeScript sources through tsx (make dev, the scripts, a test run by tap), the
+ * thread registers tsx before loading the .ts file: Node 20 does not carry a loader registered
+ * with --import into worker threads.
+ */
+function embeddedWorkerScript(): [string | URL, { eval?: boolean }] {
+  if (import.meta.filename.endsWith('.js')) return [new URL('./embedded-worker.js', import.meta.url), {}];
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const script = new URL('./embedded-worker.ts', import.meta.url).href;
+  return [`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`, { eval: true }];
+}
+
 async function openEmbedded(dataDir: string | undefined, poolSize: number, startFrom: Blob | undefined): Promise<DatabaseHandle> {
-  // Loaded lazily: a PostgreSQL deployment never pays for the embedded engine.
-  const { PGlite } = await import('@electric-sql/pglite');
-  // trigram indexes serve the transaction list's substring search (022)
-  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const { serveEmbedded } = await import('./embedded-server.js');
   let dataPath: string | undefined;
   if (dataDir) {
     dataPath = path.join(dataDir, 'pgdata');
     mkdirSync(dataPath, { recursive: true });
   }
-  const pglite = await PGlite.create(dataPath, { extensions: { pg_trgm }, loadDataDir: startFrom });
-  const server = await serveEmbedded(pglite);
-  const connectionString = `postgres://postgres@${server.host}:${server.port}/postgres`;
+  const tar = startFrom ? await startFrom.arrayBuffer() : undefined;
+  // The engine runs on a thread of its own (embedded-worker.ts); a PostgreSQL deployment never loads it.
+  const [script, evaluated] = embeddedWorkerScript();
+  const worker = new Worker(script, {
+    ...evaluated,
+    workerData: { dataPath, startFrom: tar } satisfies EmbeddedStart,
+    transferList: tar ? [tar] : [],
+  });
+  const pending = new Map<number, { resolve: (reply: EmbeddedReply) => void; reject: (error: Error) => void }>();
+  let nextId = 0;
+  const ask = (kind: EmbeddedRequest['kind']) =>
+    new Promise<EmbeddedReply>((resolve, reject) => {
+      const id = ++nextId;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, kind } satisfies EmbeddedRequest);
+    });
+  let closing = false;
+  const address = await new Promise<{ host: string; port: number }>((resolve, reject) => {
+    worker.on('message', (reply: EmbeddedReply) => {
+      if (reply.kind === 'ready') resolve(reply);
+      else if (reply.kind === 'failed') reject(new Error(`the embedded database did not start: ${reply.message}`));
+      else {
+        pending.get(reply.id)?.resolve(reply);
+        pending.delete(reply.id);
+      }
+    });
+    worker.once('error', reject);
+    worker.on('exit', (code) => {
+      reject(new Error(`the embedded database exited with code ${code} while starting`));
+      for (const { reject: fail } of pending.values()) fail(new Error('the embedded database stopped'));
+      pending.clear();
+      if (!closing) console.error(`the embedded database stopped unexpectedly (code ${code})`);
+    });
+  });
+
+  const connectionString = `postgres://postgres@${address.host}:${address.port}/postgres`;
   const pool = new pg.Pool({ connectionString, max: poolSize });
   const db = kyselyOver(pool);
   return {
     db,
     kind: 'embedded',
     connectionString,
-    dumpDataDir: () => pglite.dumpDataDir('none'),
+    async dumpDataDir() {
+      const reply = await ask('dump');
+      if (reply.kind !== 'dumped') throw new Error(`dumping the embedded database failed: ${'message' in reply ? reply.message : reply.kind}`);
+      return new Blob([reply.tar]);
+    },
     async close() {
+      if (closing) return;
+      closing = true;
       await db.destroy();
-      await server.stop();
-      await pglite.close();
+      const reply = await ask('close');
+      if (reply.kind !== 'closed') throw new Error(`closing the embedded database failed: ${'message' in reply ? reply.message : reply.kind}`);
     },
   };
 }

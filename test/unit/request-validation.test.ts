@@ -4,6 +4,7 @@
 import t from 'tap';
 import { operations } from '../../generated/operations.js';
 import { Contract } from '../../server/contract.js';
+import { schemaSample } from '../helpers/schema-sample.js';
 
 const prepared = await Contract.load();
 const reference = await Contract.load(undefined, { prepared: false });
@@ -12,24 +13,7 @@ const spec = prepared.document as Record<string, any>;
 const PATH_VALUES = ['1', '42', 'abc', '-3', '0', '9007199254740993', 'a%20b', '%00', '1.5', ''];
 const QUERY_VALUES: unknown[] = ['1', '20', 'x', '', 'true', '2025-01-31', '2025-01-31T10:00:00Z', 'USD', '1,2', ['1', '2'], ['a'], '-1', '100000'];
 
-/** A value of a schema's type, or of another type when `wrong`. */
-function sample(schema: Record<string, any> | undefined, wrong: boolean): unknown {
-  const resolved = prepared.resolve(schema) ?? {};
-  if (resolved.enum) return wrong ? 'not-in-enum' : resolved.enum[0];
-  switch (resolved.type) {
-    case 'integer':
-    case 'number':
-      return wrong ? 'twelve' : 12;
-    case 'boolean':
-      return wrong ? 'maybe' : true;
-    case 'array':
-      return wrong ? 'one' : [sample(resolved.items, false)];
-    case 'object':
-      return wrong ? 3 : Object.fromEntries(Object.entries(resolved.properties ?? {}).map(([k, v]) => [k, sample(v as Record<string, any>, false)]));
-    default:
-      return wrong ? 12 : resolved.format === 'date' ? '2025-01-31' : 'text';
-  }
-}
+const sample = (schema: Record<string, any> | undefined, wrong: boolean) => schemaSample(prepared, schema, wrong);
 
 function bodiesOf(operationId: string): unknown[] {
   const schema = prepared.resolve(prepared.requestSchema(operationId, 'application/json'));

@@ -6,37 +6,14 @@ import t from 'tap';
 import { OpenAPIValidator } from 'openapi-backend';
 import { operations } from '../../generated/operations.js';
 import { Contract } from '../../server/contract.js';
+import { schemaSample } from '../helpers/schema-sample.js';
 
 const contract = await Contract.load(undefined, { compile: 'on-first-use' });
 const spec = contract.document as Record<string, any>;
 // openapi-backend's own validator over the same dereferenced document, as the contract test used before
 const reference = (contract as unknown as { backend: { validator: OpenAPIValidator } }).backend.validator;
 
-/** A body following a schema (`wrong`: its first property of the wrong type). */
-function sample(schema: Record<string, any> | undefined, wrong = false, depth = 0): unknown {
-  const resolved = contract.resolve(schema) ?? {};
-  if (depth > 6) return null;
-  if (resolved.allOf) return Object.assign({}, ...resolved.allOf.map((part: Record<string, any>) => sample(part, false, depth + 1)));
-  if (resolved.oneOf || resolved.anyOf) return sample((resolved.oneOf ?? resolved.anyOf)[0], wrong, depth + 1);
-  if (resolved.enum) return wrong ? 'not-in-enum' : resolved.enum[0];
-  switch (resolved.type) {
-    case 'integer':
-    case 'number':
-      return wrong ? 'twelve' : 12;
-    case 'boolean':
-      return wrong ? 'maybe' : true;
-    case 'array':
-      return wrong ? 'one' : [sample(resolved.items, false, depth + 1)];
-    case 'object': {
-      const entries = Object.entries(resolved.properties ?? {}).map(([k, v], i) => [k, sample(v as Record<string, any>, wrong && i === 0, depth + 1)]);
-      return Object.fromEntries(entries);
-    }
-    case 'string':
-      return wrong ? 12 : resolved.format === 'date' ? '2025-01-31' : resolved.format === 'date-time' ? '2025-01-31T10:00:00.000Z' : 'text';
-    default:
-      return wrong ? 12 : null;
-  }
-}
+const sample = (schema: Record<string, any> | undefined, wrong = false) => schemaSample(contract, schema, wrong);
 
 let compared = 0;
 let failing = 0;
