@@ -57,7 +57,10 @@ export function findAdminUser(db: Kysely<Database>, id: number): Promise<AdminUs
   return selectUsers(db).where('users.id', '=', id).executeTakeFirst();
 }
 
-/** The user's live records per table, locale preferences and latest transaction date, in one query. */
+/**
+ * The user's live records per table, locale preferences and latest transaction date, in one query;
+ * undefined when the account was closed since it was found (a concurrent delete).
+ */
 export async function adminUserDetails(db: Kysely<Database>, userId: number) {
   const live = (table: 'transactions' | 'wallets' | 'categories' | 'parties' | 'groups' | 'budgets') =>
     db
@@ -85,7 +88,8 @@ export async function adminUserDetails(db: Kysely<Database>, userId: number) {
         .as('last_transaction_at'),
     ])
     .where('users.id', '=', userId)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!row) return undefined;
   return {
     counts: {
       transactions: Number(row.transactions),

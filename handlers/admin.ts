@@ -72,8 +72,9 @@ async function listAdminUsers({ db, query, services }: HandlerContext<'listAdmin
 
 async function getAdminUser({ db, params }: HandlerContext<'getAdminUser'>) {
   const user = await findAdminUser(db, params.id);
-  if (!user) throw notFound('User');
-  return ok(toAdminUserDetail(user, await adminUserDetails(db, user.id)), 'User retrieved');
+  const details = user && (await adminUserDetails(db, user.id));
+  if (!user || !details) throw notFound('User');
+  return ok(toAdminUserDetail(user, details), 'User retrieved');
 }
 
 /** Closes the account as DELETE /account does; an admin may close their own (spec). */

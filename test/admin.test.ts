@@ -2,6 +2,7 @@
 // metrics, the users list, a user's details and deleting a user with everything they own.
 // The role is granted as the admin CLI grants it (scripts/admin.ts grantAdmin).
 import t from 'tap';
+import { adminUserDetails } from '../db/admin-users.js';
 import { bucketKey } from '../domain/metric-buckets.js';
 import { operations } from '../generated/operations.js';
 import { grantAdmin } from '../scripts/admin.js';
@@ -288,6 +289,21 @@ t.test('two admins deleting one user at once: one deletes, the other gets 404, o
   t.same(results.map((r) => r.status).sort(), [200, 404]);
   const mails = await api.db.selectFrom('emails').select('id').where('to_address', '=', user.email).where('kind', '=', 'account_deleted').execute();
   t.equal(mails.length, 1, 'one confirmation e-mail');
+});
+
+// Found by the fuzzer: the account was closed between reading the user and reading its counts.
+t.test('reading a user while it is deleted: 200 or 404, never a 500', async (t) => {
+  const admin = await newAdmin();
+  for (let round = 0; round < 5; round++) {
+    const user = await api.newUser();
+    const [read, deleted] = await Promise.all([
+      api.request('GET', `/api/v1/admin/users/${user.user.id}`, { token: admin.token }),
+      api.request('DELETE', `/api/v1/admin/users/${user.user.id}`, { token: admin.token }),
+    ]);
+    t.equal(deleted.status, 200);
+    t.ok([200, 404].includes(read.status), `round ${round}: ${read.status}`);
+  }
+  t.equal(await adminUserDetails(api.db, 999_999_999), undefined, 'the details of a closed account are undefined, not an error');
 });
 
 t.test('paging: a page far past the end is empty, never a 500', async (t) => {
