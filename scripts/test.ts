@@ -18,7 +18,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, sym
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { COVERAGE_DIR } from '../test/helpers/harness.js';
 import { embeddedTemplate, postgresTemplate } from '../test/helpers/migrated-database.js';
 import { reportOperationCoverage } from './operation-coverage.js';
 
@@ -26,7 +25,13 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const TEST_DIR = path.join(ROOT, 'test');
 const UNIT_DIR = path.join(TEST_DIR, 'unit');
 const TIMES_FILE = path.join(ROOT, '.tap', 'test-times.json');
-const BUILD_DIR = path.join(ROOT, '.tap', 'build');
+/**
+ * This run's own transpiled tree and coverage records, so a run started beside another in the
+ * same checkout (one file while the whole suite runs) neither rebuilds nor clears the other's.
+ * The build sits two levels under the root, where test/helpers/project.ts looks for it.
+ */
+const BUILD_DIR = path.join(ROOT, '.tap', `build-${process.pid}`);
+const COVERAGE_DIR = path.join(ROOT, '.tap', `operation-coverage-${process.pid}`);
 /** The TypeScript of the service and its tests, and what they read beside it at run time. */
 const SOURCE_DIRS = ['db', 'domain', 'generated', 'handlers', 'jobs', 'scripts', 'server', 'test'];
 const BESIDE_SOURCES = ['generated/openapi.json', 'test/fixtures', 'test/clients/reference-calls.json'];
@@ -87,7 +92,7 @@ function typeScriptFiles(dir: string): string[] {
  */
 async function transpileOnce(): Promise<void> {
   const { build } = await import('esbuild');
-  rmSync(BUILD_DIR, { recursive: true, force: true });
+  removeLeftoversOfEndedRuns();
   await build({
     entryPoints: SOURCE_DIRS.flatMap((dir) => typeScriptFiles(path.join(ROOT, dir))),
     outdir: BUILD_DIR,
@@ -99,6 +104,24 @@ async function transpileOnce(): Promise<void> {
     logLevel: 'warning',
   });
   for (const file of BESIDE_SOURCES) symlinkSync(path.join(ROOT, file), path.join(BUILD_DIR, file));
+}
+
+/** The build and coverage folders of runs that were interrupted (their process is gone). */
+function removeLeftoversOfEndedRuns(): void {
+  mkdirSync(path.join(ROOT, '.tap'), { recursive: true });
+  for (const name of readdirSync(path.join(ROOT, '.tap'), { withFileTypes: true })) {
+    const pid = /^(?:build|operation-coverage)-(\d+)$/.exec(name.name)?.[1];
+    if (pid && !isRunning(Number(pid))) rmSync(path.join(ROOT, '.tap', name.name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function pastTimes(): Record<string, number> {
@@ -128,7 +151,7 @@ function runFile(file: string): Promise<FileResult> {
     const transpiled = path.join(BUILD_DIR, file.replace(/\.ts$/, '.js'));
     const child = spawn(process.execPath, [...NODE_ARGS, transpiled], {
       cwd: ROOT,
-      env: { ...process.env, TAP_TIMEOUT: String(TIMEOUT_SECONDS), TAP_COLOR: '0' },
+      env: { ...process.env, TAP_TIMEOUT: String(TIMEOUT_SECONDS), TAP_COLOR: '0', TEST_COVERAGE_DIR: COVERAGE_DIR },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -196,7 +219,6 @@ async function main(): Promise<number> {
     else await embeddedTemplate();
     console.log(`# migrated template (${database}) ready in ${((performance.now() - templateStarted) / 1000).toFixed(1)} s`);
   }
-  rmSync(COVERAGE_DIR, { recursive: true, force: true });
   console.log(`# ${files.length} files on the ${database} database, ${jobs} at a time`);
 
   const results = await runAll(runOrder(files, pastTimes()));
@@ -205,7 +227,8 @@ async function main(): Promise<number> {
   console.log('\n# slowest files');
   for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 10)) console.log(`# ${r.seconds.toFixed(1).padStart(7)} s  ${r.file}`);
   // which operations no test called: meaningful only when every file that calls operations ran
-  if (positionals.length === 0) reportOperationCoverage();
+  if (positionals.length === 0) reportOperationCoverage(COVERAGE_DIR);
+  for (const dir of [BUILD_DIR, COVERAGE_DIR]) rmSync(dir, { recursive: true, force: true });
 
   const sum = (key: keyof Counts) => results.reduce((n, r) => n + r.counts[key], 0);
   const failed = results.filter((r) => !r.ok);

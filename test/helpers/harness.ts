@@ -15,7 +15,8 @@ import { throwawayDatabase } from './migrated-database.js';
 import { inProject } from './project.js';
 import { TEST_ENV } from './test-environment.js';
 
-export const COVERAGE_DIR = inProject('.tap', 'operation-coverage');
+/** Where each process records the operations it called: the runner gives each run its own. */
+export const COVERAGE_DIR = process.env.TEST_COVERAGE_DIR ?? inProject('.tap', 'operation-coverage');
 
 // The app and the contract are loaded when the first app starts, after its database began to
 // start: the embedded database starts on its own thread meanwhile (~1.3 s each, side by side).

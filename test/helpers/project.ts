@@ -1,12 +1,12 @@
 // Where the tests find the project, whether they run from their TypeScript sources (tsx, e.g.
 // `npx tap test/groups.test.ts`) or from the copy scripts/test.ts transpiles once into
-// .tap/build/ for a whole run. Files the tests read (fixtures, the spec, the migrations) and
+// .tap/build-<pid>/ for a whole run. Files the tests read (fixtures, the spec, the migrations) and
 // write (.tap/) are the project's; programs they start (the service, the admin CLI) are
 // taken from the same tree as the test itself.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-/** The tree this module runs from: the project itself, or .tap/build. */
+/** The tree this module runs from: the project itself, or .tap/build-<pid>. */
 const OWN_TREE = path.resolve(import.meta.dirname, '..', '..');
 const TRANSPILED = import.meta.filename.endsWith('.js');
 
