@@ -4857,7 +4857,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Items per page. */
+        /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
         Limit: number;
         /** @description 1-based page number. A page past the end returns no items. */
         Page: number;
@@ -5636,7 +5636,7 @@ export interface operations {
     listWallets: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -5792,7 +5792,7 @@ export interface operations {
     listGroups: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -5948,7 +5948,7 @@ export interface operations {
     listParties: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -6104,7 +6104,7 @@ export interface operations {
     listCategories: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -6442,7 +6442,7 @@ export interface operations {
     listTransactions: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -6777,7 +6777,7 @@ export interface operations {
     listRefunds: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -6852,7 +6852,7 @@ export interface operations {
     listTransfers: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7008,7 +7008,7 @@ export interface operations {
     listBudgets: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7191,7 +7191,7 @@ export interface operations {
     listBudgetTransactions: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7252,7 +7252,7 @@ export interface operations {
     listBudgetPeriodStates: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7440,7 +7440,7 @@ export interface operations {
     listNotifications: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7690,7 +7690,7 @@ export interface operations {
     listReminders: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7964,7 +7964,7 @@ export interface operations {
     listAdminUsers: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8051,7 +8051,7 @@ export interface operations {
     listOutreach: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8216,7 +8216,7 @@ export interface operations {
     listImports: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8244,7 +8244,7 @@ export interface operations {
     listFailedImports: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8412,7 +8412,7 @@ export interface operations {
     listImportSessions: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8540,7 +8540,7 @@ export interface operations {
     listChats: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
