@@ -2773,7 +2773,7 @@ export interface components {
             description: string | null;
             /**
              * Format: date-time
-             * @description When the transaction happened (UTC, second precision). The interface's table says `date`, but the reference and both real clients use a full timestamp, so this is a date-time. Set to the time of the request when a create gives neither `datetime` nor `date`.
+             * @description When the transaction happened (UTC, second precision). The interface's table says `date`, but the reference and both real clients use a full timestamp, so this is a date-time. A create that gives neither `datetime` nor `date` is dated by its `created_at` when it has one, else at the time of the request.
              */
             datetime: string;
             intent: components["schemas"]["TransactionIntent"];
@@ -2948,9 +2948,10 @@ export interface components {
             exchange_rate?: number;
             /**
              * Format: date-time
-             * @description When the transfer happened; defaults to the time of the request.
+             * @description When the transfer happened: the date of the transfer and of both legs (UTC, second precision). Without it, `created_at` is the date, else the time of the request.
              */
             datetime?: string;
+            /** @description Stored as the `created_at` of the transfer and its legs, and, when `datetime` is absent, their date too: the reference web client's transfer form sends the date the user picked here (a transfer back-dated to 2025-03-14 is dated 2025-03-14). */
             created_at?: components["schemas"]["ClientCreatedAt"];
             /** @description Client id given to the expense leg, for sync de-duplication. It must not already identify one of the caller's transactions (422). When omitted and the transfer has a `client_id`, the leg gets one of its own (same device part, a new record part). */
             expense_transaction_client_id?: components["schemas"]["ClientId"];
