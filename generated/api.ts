@@ -3340,9 +3340,9 @@ export interface components {
         };
         /** @description A category's or party's share of income or expenses. */
         StatsShareItem: {
-            /** @description The category or party id; null for the "Uncategorized" bucket (transactions without one). */
+            /** @description The category or party id; null for the bucket of transactions without one. */
             id: number | null;
-            /** @description Its name, or "Uncategorized". */
+            /** @description Its name. The bucket without a category is "Uncategorized"; the bucket without a party (party charts) is "No party", in the language of `Accept-Language` ("Sans tiers", "Sin contraparte", "Ohne Gegenpartei", "Sem contraparte", "Senza controparte"; English otherwise). */
             name: string;
             amount: components["schemas"]["Money"];
             transaction_count: number;
