@@ -2773,7 +2773,7 @@ export interface components {
             description: string | null;
             /**
              * Format: date-time
-             * @description When the transaction happened (UTC, second precision). The interface's table says `date`, but the reference and both real clients use a full timestamp, so this is a date-time. Set to the time of the request when a create gives neither `datetime` nor `date`.
+             * @description When the transaction happened (UTC, second precision). The interface's table says `date`, but the reference and both real clients use a full timestamp, so this is a date-time. A create that gives neither `datetime` nor `date` is dated by its `created_at` when it has one, else at the time of the request.
              */
             datetime: string;
             intent: components["schemas"]["TransactionIntent"];
@@ -2948,9 +2948,10 @@ export interface components {
             exchange_rate?: number;
             /**
              * Format: date-time
-             * @description When the transfer happened; defaults to the time of the request.
+             * @description When the transfer happened: the date of the transfer and of both legs (UTC, second precision). Without it, `created_at` is the date, else the time of the request.
              */
             datetime?: string;
+            /** @description Stored as the `created_at` of the transfer and its legs, and, when `datetime` is absent, their date too: the reference web client's transfer form sends the date the user picked here (a transfer back-dated to 2025-03-14 is dated 2025-03-14). */
             created_at?: components["schemas"]["ClientCreatedAt"];
             /** @description Client id given to the expense leg, for sync de-duplication. It must not already identify one of the caller's transactions (422). When omitted and the transfer has a `client_id`, the leg gets one of its own (same device part, a new record part). */
             expense_transaction_client_id?: components["schemas"]["ClientId"];
@@ -3339,9 +3340,9 @@ export interface components {
         };
         /** @description A category's or party's share of income or expenses. */
         StatsShareItem: {
-            /** @description The category or party id; null for the "Uncategorized" bucket (transactions without one). */
+            /** @description The category or party id; null for the bucket of transactions without one. */
             id: number | null;
-            /** @description Its name, or "Uncategorized". */
+            /** @description Its name. The bucket without a category is "Uncategorized"; the bucket without a party (party charts) is "No party", in the language of `Accept-Language` ("Sans tiers", "Sin contraparte", "Ohne Gegenpartei", "Sem contraparte", "Senza controparte"; English otherwise). */
             name: string;
             amount: components["schemas"]["Money"];
             transaction_count: number;
@@ -4857,7 +4858,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Items per page. */
+        /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
         Limit: number;
         /** @description 1-based page number. A page past the end returns no items. */
         Page: number;
@@ -5636,7 +5637,7 @@ export interface operations {
     listWallets: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -5792,7 +5793,7 @@ export interface operations {
     listGroups: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -5948,7 +5949,7 @@ export interface operations {
     listParties: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -6104,7 +6105,7 @@ export interface operations {
     listCategories: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -6442,7 +6443,7 @@ export interface operations {
     listTransactions: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -6777,7 +6778,7 @@ export interface operations {
     listRefunds: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -6852,7 +6853,7 @@ export interface operations {
     listTransfers: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7008,7 +7009,7 @@ export interface operations {
     listBudgets: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7191,7 +7192,7 @@ export interface operations {
     listBudgetTransactions: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7252,7 +7253,7 @@ export interface operations {
     listBudgetPeriodStates: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7440,7 +7441,7 @@ export interface operations {
     listNotifications: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7690,7 +7691,7 @@ export interface operations {
     listReminders: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -7964,7 +7965,7 @@ export interface operations {
     listAdminUsers: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8051,7 +8052,7 @@ export interface operations {
     listOutreach: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8216,7 +8217,7 @@ export interface operations {
     listImports: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8244,7 +8245,7 @@ export interface operations {
     listFailedImports: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8412,7 +8413,7 @@ export interface operations {
     listImportSessions: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
@@ -8540,7 +8541,7 @@ export interface operations {
     listChats: {
         parameters: {
             query?: {
-                /** @description Items per page. */
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
                 limit?: components["parameters"]["Limit"];
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];

@@ -14,6 +14,7 @@ import { closeAccount, fullName } from '../server/account-closure.js';
 import { done, ok } from '../server/envelope.js';
 import { notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
+import { pageRequest } from './shared/records.js';
 import { countMetric, metricGroup, rankingMetric, seriesMetric, toAdminUser, toAdminUserDetail } from './views/admin.js';
 
 async function getAdminMetrics({ db, query, services }: HandlerContext<'getAdminMetrics'>) {
@@ -66,7 +67,7 @@ async function getAdminMetrics({ db, query, services }: HandlerContext<'getAdmin
 }
 
 async function listAdminUsers({ db, query, services }: HandlerContext<'listAdminUsers'>) {
-  const page = await adminUserPage(db, { page: query.page ?? 1, limit: query.limit ?? 20, search: query.search, now: services.now() });
+  const page = await adminUserPage(db, { ...pageRequest(query), search: query.search, now: services.now() });
   return ok({ ...page.meta, data: page.rows.map(toAdminUser) }, 'Users retrieved');
 }
 

@@ -30,6 +30,7 @@ import { removeStoredFiles } from '../server/stored-files.js';
 import { answerReply } from '../server/assistant-reply.js';
 import type { AppServices } from '../server/services.js';
 import { attachChatFiles, checkChatFiles } from './shared/chat-attachments.js';
+import { pageRequest } from './shared/records.js';
 import { isExportable, toChatMessage, toChatSession } from './views/chat.js';
 
 export const CHAT_NOT_FOUND = 'Chat session';
@@ -76,8 +77,7 @@ export async function nudgeAnswering(services: AppServices): Promise<void> {
 
 export const assistantHandlers = {
   listChats: async ({ db, user, query, services }: HandlerContext<'listChats'>) => {
-    const page = query.page ?? 1;
-    const limit = query.limit ?? 20;
+    const { page, limit } = pageRequest(query);
     const { rows, total } = await chatPage(db, user.id, page, limit);
     const meta = pageMeta(rows, total, { page, limit, now: services.now() });
     return ok({ ...meta, data: rows.map(toChatSession) });

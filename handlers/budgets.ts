@@ -20,6 +20,7 @@ import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { AppServices } from '../server/services.js';
 import { budgetPeriodHandlers } from './budget-periods.js';
 import { syncedResource } from './shared/crud.js';
+import { pageRequest } from './shared/records.js';
 import { present as presentTransactions } from './transactions.js';
 import { toBudget, type BudgetView } from './views/budget.js';
 
@@ -194,8 +195,7 @@ export const budgetHandlers = {
     const now = services.now();
     const window = currentWindow(budget, dayIn(now, zone));
     const counted = await countedTransactionsQuery(db, budget, window, zone);
-    const page = query.page ?? 1;
-    const limit = query.limit ?? 20;
+    const { page, limit } = pageRequest(query);
     const [rows, total] = await Promise.all([
       counted.limit(limit).offset(pageOffset({ page, limit })).execute(),
       counted

@@ -37,6 +37,7 @@ import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile } from '../server/multipart.js';
 import { afterConfirm, checkConfirmRequest, confirmItem, type ItemOutcome } from './shared/import-confirm.js';
 import { checkedSuggestions, readCsvUpload, rereadCsvSession, surveyBankUpload } from './shared/import-analysis.js';
+import { pageRequest } from './shared/records.js';
 import { csvReadingOf, statementBalancesOf, toImportSession } from './views/import-session.js';
 
 const SESSION = 'Import session';
@@ -153,7 +154,7 @@ export const importSessionHandlers = {
   },
 
   listImportSessions: async ({ db, user, query, services }: HandlerContext<'listImportSessions'>) => {
-    const { rows, meta } = await sessionPage(db, user.id, { page: query.page ?? 1, limit: query.limit ?? 20, now: services.now() });
+    const { rows, meta } = await sessionPage(db, user.id, { ...pageRequest(query), now: services.now() });
     const ids = rows.map((row) => row.id);
     const [suggestions, counts] = await Promise.all([suggestionsOf(db, ids, { belowIndex: LISTED_SUGGESTIONS }), suggestionCounts(db, ids)]);
     return ok({ ...meta, data: rows.map((row) => toImportSession(row, suggestions.get(row.id)!, counts.get(row.id)!)) });

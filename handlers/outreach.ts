@@ -14,6 +14,7 @@ import { DELIVER_EMAILS_JOB } from '../db/job-names.js';
 import type { FileStorage } from '../server/storage.js';
 import { publicMediaUrl } from '../server/public-media.js';
 import { checkOutreachAttachments, checkOutreachImage, type CheckedFile } from './shared/outreach-uploads.js';
+import { pageRequest } from './shared/records.js';
 import { toOutreach } from './views/admin.js';
 
 /** The sender's display name from MAIL_FROM ("Finance <no-reply@...>" → "Finance"). */
@@ -93,7 +94,7 @@ async function sendOutreach({ body, files, user, db, services }: HandlerContext<
 }
 
 async function listOutreach({ db, query, services }: HandlerContext<'listOutreach'>) {
-  const page = await outreachPage(db, { page: query.page ?? 1, limit: query.limit ?? 20, now: services.now() });
+  const page = await outreachPage(db, { ...pageRequest(query), now: services.now() });
   return ok({ ...page.meta, data: page.rows.map(toOutreach) }, 'Outreach retrieved');
 }
 

@@ -7,6 +7,8 @@ import { settingOf } from '../db/settings.js';
 import type { ReadManualRates } from '../db/services.js';
 import * as sums from '../db/statistics.js';
 import { dailyDigestRead, rawDailyDigestRead, type DailyDigest } from '../db/statistics-daily.js';
+import { NO_CATEGORY, NO_PARTY } from '../domain/bucket-names.js';
+import { seedLanguage } from '../domain/default-categories.js';
 import { Decimal } from '../domain/money.js';
 import { dayIn, statsRange } from '../domain/stats-periods.js';
 import { invalidField } from '../server/errors.js';
@@ -89,7 +91,8 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const currencies = new Set([...daily.totals, ...categories, ...parties, ...intents, ...largest, ...balances].map((row) => row.currency));
   const conv = new view.Converter(await conversionRates(ctx, currency, currencies, { manualRates: setup.manualRates }));
   const cash = balances.reduce((acc, b) => acc.plus(conv.convert(b.total, b.currency)), new Decimal(0));
-  const categoryShares = { income: view.shares(categories, 'income', conv), expense: view.shares(categories, 'expense', conv) };
+  const categoryShares = { income: view.shares(categories, 'income', conv, NO_CATEGORY), expense: view.shares(categories, 'expense', conv, NO_CATEGORY) };
+  const noParty = NO_PARTY[seedLanguage(ctx.request.headers['accept-language'])];
 
   const data = {
     currency,
@@ -110,8 +113,8 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
       charts: {
         ...(wants('categories') && { category_spending: categoryShares.expense.map(view.shareView), income_sources: categoryShares.income.map(view.shareView) }),
         ...(wants('parties') && {
-          party_spending: view.shares(parties, 'expense', conv).map(view.shareView),
-          party_income: view.shares(parties, 'income', conv).map(view.shareView),
+          party_spending: view.shares(parties, 'expense', conv, noParty).map(view.shareView),
+          party_income: view.shares(parties, 'income', conv, noParty).map(view.shareView),
         }),
         ...(wants('cashflow') && { monthly_cash_flow: view.monthlyCashFlow(daily, conv), expense_by_wallet: view.expenseByWallet(daily, conv) }),
       },

@@ -28,6 +28,7 @@ import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import { syncedResource } from './shared/crud.js';
 import { moveBalances, type Effect } from './shared/ledger.js';
 import { clientIdFrom } from './shared/records.js';
+import { toSecond } from './shared/transaction-writes.js';
 import { toTransfer, withWallets, type TransferCore, type TransferView } from './views/transfer.js';
 import { toWallet } from './views/wallet.js';
 
@@ -106,7 +107,8 @@ async function createTransfer(ctx: HandlerContext<'createTransfer'> | HandlerCon
       to: body.to_wallet_id,
       amount: moneyFromInput(body.amount),
       requestedRate: body.exchange_rate === undefined ? undefined : rateFromInput(body.exchange_rate),
-      datetime: body.datetime ?? columns.updated_at,
+      // the web client sends the date the user picked as created_at (reference/clients.md)
+      datetime: body.datetime ?? body.created_at ?? columns.updated_at,
     });
     await moveBalances(trx, user.id, { apply: effectsOf(plan.values) }, columns.updated_at);
     return insertTransferWithLegs(trx, columns, plan.values, { description: plan.description, ...legClientIds }).catch((error) => {
@@ -156,7 +158,7 @@ export async function planTransfer(trx: Transaction<Database>, userId: number, r
     amount: request.amount,
     received_amount: received,
     exchange_rate: rate,
-    datetime: request.datetime,
+    datetime: toSecond(new Date(request.datetime)),
   };
   return { values, description: transferDescription(source.currency, destination.currency) };
 }

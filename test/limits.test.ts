@@ -2,12 +2,14 @@
 // body of a media type it does not take (415) and a file of a type it does not accept (422 on
 // the file's field, nothing stored); and every kind of response (JSON, errors, 404, 405, the
 // docs, the spec, stored files) carries the security headers; every public account route is
-// rate limited per IP with Retry-After. The multipart operations and the account routes are
-// enumerated from the spec: a new multipart one fails this test until it has its case here.
+// rate limited per IP with Retry-After; every list serves a `limit` above 100 as 100. The
+// multipart operations, the account routes and the lists are enumerated from the spec: a new
+// multipart one (or a list under a record id) fails this test until it has its case here.
 import t from 'tap';
 import { operations } from '../generated/operations.js';
 import { grantAdmin } from '../scripts/admin.js';
 import { startApp, type TestApp } from './helpers/harness.js';
+import { operations as specOperations } from './helpers/spec-walk.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';
 
 const api = await startApp(t, { uploadLimitBytes: 1024 * 1024 });
@@ -176,5 +178,33 @@ t.test('every public account route of the spec is rate limited per IP, with Retr
     t.equal(refused.status, 429, `${op.operationId}: the third request in a minute is refused`);
     t.ok(Number(refused.headers['retry-after']) > 0, `${op.operationId}: with Retry-After`);
     t.equal(refused.body.success, false);
+  }
+});
+
+t.test('every list of the spec serves a limit above 100 as 100, and still refuses 0 and a non-integer', async (t) => {
+  const budget = await created('/api/v1/budgets', { name: 'Limits', amount: 100, currency: 'EUR', period_type: 'monthly', start_date: '2026-01-01' });
+  const csv = multipart([], [{ field: 'file', filename: 'march.csv', contentType: 'text/csv', data: Buffer.from('amount,type\n5,expense\n') }]);
+  const fileImport = await api.request('POST', '/api/v1/import', { token: owner.token, ...csv });
+  t.equal(fileImport.status, 201);
+  // the record each list under an id is read for
+  const ids: Record<string, number> = { listBudgetTransactions: budget, listFailedImports: fileImport.body.data.id };
+  const lists = specOperations.filter((op) => op.parameters.some((p) => p.in === 'query' && p.name === 'limit'));
+  t.ok(lists.length >= 18, `${lists.length} lists`);
+  for (const op of lists) {
+    const id = ids[op.operationId];
+    if (op.path.includes('{') && id === undefined) {
+      t.fail(`${op.operationId}: no record id for ${op.path} here`);
+      continue;
+    }
+    const url = `/api${op.path.replace(/\{[^}]+\}/, String(id))}`;
+    const token = op.admin ? admin.token : owner.token;
+    const res = await api.request('GET', `${url}?limit=500`, { token });
+    t.equal(res.status, 200, `${op.operationId}: limit=500 is served`);
+    if (res.body.data?.per_page !== undefined) t.equal(res.body.data.per_page, 100, `${op.operationId}: per_page says 100`);
+    for (const bad of ['0', 'abc']) {
+      const refused = await api.request('GET', `${url}?limit=${bad}`, { token });
+      t.equal(refused.status, 422, `${op.operationId}: limit=${bad} is 422`);
+      t.ok(refused.body.errors?.limit, `${op.operationId}: keyed by limit`);
+    }
   }
 });

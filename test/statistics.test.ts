@@ -116,7 +116,7 @@ t.test('categories, parties and cash flow', async (t) => {
   t.same(data.category_distribution, { essential: 99.93, non_essential: 0.07, savings: 0, investments: 0 });
   t.same(data.charts.party_spending, [
     { id: landlord, name: 'Landlord', amount: 349.75, transaction_count: 2, percentage: 99.93 },
-    { id: null, name: 'Uncategorized', amount: 0.25, transaction_count: 1, percentage: 0.07 },
+    { id: null, name: 'No party', amount: 0.25, transaction_count: 1, percentage: 0.07 },
   ]);
   t.same(data.largest_transactions.expense, { id: rentId, amount: 300.5, description: 'expense 300.50', date: '2026-11-03', category: 'Rent' });
   t.same(data.spending_trends, { current_period: [{ date: '2026-11-01', amount: 350 }], previous_period: [{ date: '2026-10-01', amount: 100 }] });
@@ -129,6 +129,27 @@ t.test('categories, parties and cash flow', async (t) => {
     { date: '2026-11-03', amount: 349.75 },
     { date: '2026-11-05', amount: 0.25 },
   ]);
+});
+
+t.test('income without a party is the "No party" bucket of the party charts, in the language asked for', async (t) => {
+  const earner = await api.newUser();
+  const account = await fx.wallet(earner.user.id);
+  await record(earner.user.id, { wallet: account, type: 'income', amount: '2500', at: '2026-11-10T09:00:00Z', category: await category(earner.user.id, 'Salary', 'income') });
+  const named: Record<string, string> = {
+    '': 'No party',
+    en: 'No party',
+    'fr-FR,fr;q=0.9,en;q=0.5': 'Sans tiers',
+    es: 'Sin contraparte',
+    'de-DE': 'Ohne Gegenpartei',
+    'pt-BR': 'Sem contraparte',
+    it: 'Senza controparte',
+    ja: 'No party',
+  };
+  for (const [language, name] of Object.entries(named)) {
+    const res = await api.request('GET', `/api/v1/stats?${RANGE}`, { token: earner.token, headers: language ? { 'accept-language': language } : {} });
+    t.same(res.body.data.charts.party_income, [{ id: null, name, amount: 2500, transaction_count: 1, percentage: 100 }], `Accept-Language ${language || '(none)'}`);
+    t.same(res.body.data.charts.income_sources.map((c: { name: string }) => c.name), ['Salary'], 'the category chart names the category');
+  }
 });
 
 t.test('a section computes only its keys; wallet filter and presets', async (t) => {

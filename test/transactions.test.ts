@@ -83,6 +83,22 @@ t.test('a repeated client_id returns the existing transaction and writes nothing
   t.equal(await fx.balance(wallet), '10.0000', 'applied once');
 });
 
+t.test("the date of a create: datetime, else date, else the client's created_at, else now", async (t) => {
+  const wallet = await fx.wallet(owner.user.id);
+  const stored = async (body: Record<string, unknown>) => {
+    const res = await create(owner.token, { type: 'income', amount: 1, wallet_id: wallet, ...body });
+    t.equal(res.status, 201);
+    const row = await api.db.selectFrom('transactions').select(['datetime', 'created_at']).where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
+    return [row.datetime.toISOString(), row.created_at.toISOString()];
+  };
+  t.same(await stored({ datetime: '2025-05-06T07:08:09.500Z', created_at: '2025-05-01T00:00:00.000Z' }), ['2025-05-06T07:08:09.000Z', '2025-05-01T00:00:00.000Z']);
+  t.same(await stored({ date: '2025-05-06', created_at: '2025-05-01T00:00:00.000Z' }), ['2025-05-06T00:00:00.000Z', '2025-05-01T00:00:00.000Z']);
+  t.same(await stored({ created_at: '2025-05-01T12:34:56.789Z' }), ['2025-05-01T12:34:56.000Z', '2025-05-01T12:34:56.789Z'], 'made offline without a date');
+  const before = Date.now() - 1000;
+  const [now] = await stored({});
+  t.ok(Date.parse(now) >= before && Date.parse(now) <= Date.now(), 'neither: the time of the request');
+});
+
 t.test('balances are exact decimals through create, update and delete', async (t) => {
   const wallet = await fx.wallet(owner.user.id);
   const a = await create(owner.token, { type: 'income', amount: 0.1, wallet_id: wallet });
@@ -425,7 +441,7 @@ t.test('list: newest first, filters, totals over every matching row', async (t) 
   t.same(ids(await list('date_from=2026-02-01&exclude_transfers=true&date_to=2026-02-01')), [], "Feb 1 00:30 UTC is Jan 31 in New York");
   t.same(ids(await list('date_from=2026-01-31&date_to=2026-01-31')), [flat, loan]);
 
-  for (const [query, field] of [['type=transfer', 'type'], ['date_from=01/02/2026', 'date_from'], ['wallet_ids=a', 'wallet_ids.0'], ['intent=fee', 'intent.0'], ['limit=101', 'limit']]) {
+  for (const [query, field] of [['type=transfer', 'type'], ['date_from=01/02/2026', 'date_from'], ['wallet_ids=a', 'wallet_ids.0'], ['intent=fee', 'intent.0'], ['limit=0', 'limit']]) {
     const bad = await list(query);
     t.equal(bad.status, 422, query);
     t.ok(bad.body.errors[field], `${query}: ${JSON.stringify(bad.body.errors)}`);

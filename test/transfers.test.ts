@@ -88,6 +88,32 @@ t.test('a transfer between wallets of one currency', async (t) => {
   t.same(shown.body.data, res.body.data);
 });
 
+t.test('the date: datetime, else created_at (the web client sends the picked day there), else now; at whole seconds', async (t) => {
+  const from = await wallet(owner.user.id, { balance: '100' });
+  const to = await wallet(owner.user.id);
+  const datedBy = async (body: Record<string, unknown>) => {
+    const res = await post(owner.token, { amount: 1, from_wallet_id: from, to_wallet_id: to, ...body });
+    t.equal(res.status, 201);
+    const stored = await api.db.selectFrom('transfers').select(['datetime', 'created_at']).where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
+    const legDates = (await legs(res.body.data.id)).map((leg) => leg.datetime.toISOString());
+    return { datetime: stored.datetime.toISOString(), created_at: stored.created_at.toISOString(), legs: legDates };
+  };
+  t.same(await datedBy({ created_at: '2025-03-14T00:00:00.000Z' }), {
+    datetime: '2025-03-14T00:00:00.000Z',
+    created_at: '2025-03-14T00:00:00.000Z',
+    legs: ['2025-03-14T00:00:00.000Z', '2025-03-14T00:00:00.000Z'],
+  }, 'created_at alone dates the transfer and both legs');
+  t.same(await datedBy({ datetime: '2025-04-01T10:00:00.750Z', created_at: '2025-03-14T08:00:00.000Z' }), {
+    datetime: '2025-04-01T10:00:00.000Z',
+    created_at: '2025-03-14T08:00:00.000Z',
+    legs: ['2025-04-01T10:00:00.000Z', '2025-04-01T10:00:00.000Z'],
+  }, 'datetime wins when both are sent');
+  const before = Date.now() - 1000;
+  const undated = await datedBy({});
+  t.ok(Date.parse(undated.datetime) >= before && Date.parse(undated.datetime) <= Date.now(), 'neither: the time of the request');
+  t.same(undated.legs, [undated.datetime, undated.datetime]);
+});
+
 t.test('between currencies: received = amount × rate, rounded half-even to 4 decimals', async (t) => {
   const cases: Array<[number, number, string]> = [
     [100.0, 0.8333, '83.3300'],

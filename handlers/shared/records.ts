@@ -38,6 +38,15 @@ export function checkClientUpdatedAt(updatedAt: string | undefined, createdAt: D
   }
 }
 
+/** The most rows a list page holds: a larger `limit` is served as this (DECISIONS.md; the reference clamps too). */
+export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
+
+/** The page and page size a list request asks for: `limit` 20 by default, clamped to MAX_PAGE_SIZE. */
+export function pageRequest(query: { page?: number; limit?: number }): { page: number; limit: number } {
+  return { page: query.page ?? 1, limit: Math.min(query.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE) };
+}
+
 export interface ListQuery {
   limit?: number;
   page?: number;
@@ -63,8 +72,7 @@ export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['ord
     if (!cursor) throw invalidField('cursor', 'The cursor must be a next_cursor value returned by this list.');
   }
   return {
-    page: query.page ?? 1,
-    limit: query.limit ?? 20,
+    ...pageRequest(query),
     since,
     cursor,
     noClientId: query.no_client_id === true,

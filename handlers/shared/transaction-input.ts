@@ -10,7 +10,7 @@ type CreateBody = components['schemas']['TransactionCreateRequest'];
 type UpdateBody = components['schemas']['TransactionUpdateRequest'];
 type InputBody = components['schemas']['TransactionInput'];
 
-/** A create body as a new entry; `now` dates it when the body gives neither datetime nor date. */
+/** A create body as a new entry, dated by `datetime`, `date` or `created_at`, else `now`. */
 export function entryFromCreate(body: CreateBody, now: Date): TransactionEntry {
   if (body.is_recurring && !body.recurrence_period) {
     throw invalidField('recurrence_period', 'The recurrence period field is required when is recurring is true.');
@@ -20,7 +20,8 @@ export function entryFromCreate(body: CreateBody, now: Date): TransactionEntry {
     type: body.type!,
     amount: amountFrom(body.amount!),
     walletId: body.wallet_id!,
-    datetime: datetimeFrom(body) ?? now,
+    // an offline client's record made without a date happened when the client made it
+    datetime: datetimeFrom(body) ?? (body.created_at ? new Date(body.created_at) : now),
     intent: body.intent,
     description: body.description,
     partyId: body.party_id,

@@ -275,7 +275,7 @@ async function deleteRecurringRule(trx: Transaction<Database>, userId: number, t
   await trx.deleteFrom('recurring_rules').where('user_id', '=', userId).where('transaction_id', '=', transactionId).execute();
 }
 
-/** Datetimes are kept at second precision. */
-function toSecond(date: Date): Date {
+/** Datetimes of transactions (transfer legs included) are kept at second precision. */
+export function toSecond(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }

@@ -142,11 +142,14 @@ export function comparisons(digest: DailyDigest, conv: Converter): Schemas['Stat
 
 type ShareItem = Schemas['StatsShareItem'] & { slug: string | null; exact: Decimal };
 
-/** Converted amounts per category or party of one type, by amount descending. */
-export function shares(sums: NamedSum[], type: 'income' | 'expense', conv: Converter): ShareItem[] {
+/**
+ * Converted amounts per category or party of one type, by amount descending; `noneName` names
+ * the bucket of transactions without one.
+ */
+export function shares(sums: NamedSum[], type: 'income' | 'expense', conv: Converter, noneName: string): ShareItem[] {
   const byId = new Map<number | null, ShareItem>();
   for (const sum of sums.filter((s) => s.type === type)) {
-    const item = byId.get(sum.id) ?? { id: sum.id, name: sum.name ?? 'Uncategorized', slug: sum.slug, amount: 0, exact: ZERO, transaction_count: 0, percentage: 0 };
+    const item = byId.get(sum.id) ?? { id: sum.id, name: sum.id === null ? noneName : (sum.name ?? noneName), slug: sum.slug, amount: 0, exact: ZERO, transaction_count: 0, percentage: 0 };
     item.exact = item.exact.plus(conv.convert(sum.total, sum.currency));
     item.transaction_count += sum.count;
     byId.set(sum.id, item);

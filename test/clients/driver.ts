@@ -2,6 +2,7 @@
 // that client sends them, and checks what it reads. One step = one request: its status and
 // every field the client reads (shapes.ts); the harness checks the whole response against
 // the spec. The web client's requests also go through a CORS preflight from its origin.
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
 import type { TestApp, TestResponse } from '../helpers/harness.js';
@@ -36,8 +37,11 @@ export interface Step {
   status?: number | number[];
   /** What the client reads from the body. */
   reads?: Shape;
-  /** Further checks of what the client relies on; throw (or use t) to fail. */
-  check?: (response: TestResponse, state: State) => void | Promise<void>;
+  /**
+   * Further checks of what the client relies on; throw (or use t) to fail. `read` GETs a path
+   * as the client (its `data`): what a write stored, read back.
+   */
+  check?: (response: TestResponse, state: State, read: ReadBack) => void | Promise<void>;
   /** Remember what later steps use. */
   save?: (response: TestResponse, state: State) => void;
   /** Repeat while this says so (paging), with `state.page` counting from 1. */
@@ -49,6 +53,9 @@ export const CLIENT_HEADERS: Record<Client, Record<string, string>> = {
   web: { 'accept-language': 'fr', origin: 'http://localhost:3000' },
   mobile: {},
 };
+
+/** `data` of a GET of `path` (after `/api/v1/`) with the client's token; throws unless 200. */
+export type ReadBack = (path: string) => Promise<any>;
 
 const resolve = <T>(value: Dynamic<T>, state: State): T => (typeof value === 'function' ? (value as (s: State) => T)(state) : value);
 
@@ -80,7 +87,12 @@ export async function send(api: TestApp, client: Client, step: Step, state: Stat
   if (client === 'web' && response.headers['access-control-allow-origin'] === undefined) problems.push('no Access-Control-Allow-Origin on the answer to the web origin');
   if (problems.length === 0 && step.check) {
     try {
-      await step.check(response, state);
+      const read: ReadBack = async (path) => {
+        const res = await api.request('GET', `/api/v1/${path.replace(/^\//, '')}`, { token: state.token });
+        if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
+        return res.body.data;
+      };
+      await step.check(response, state, read);
     } catch (error) {
       problems.push(String((error as Error).message ?? error));
     }
@@ -147,3 +159,12 @@ export function mobileDate(date: Date): string {
 }
 /** Dart's default toIso8601String of a UTC time: microseconds. */
 export const dartIso = (date: Date) => `${date.toISOString().slice(0, 23)}000Z`;
+
+/**
+ * A stored time is the one the client sent: to the millisecond, or at whole seconds (rounded
+ * down) where the service stores seconds (transaction datetimes, read_at).
+ */
+export function assertStoredTime(stored: string | null | undefined, sent: string, what: string, precision: 'ms' | 's' = 'ms'): void {
+  const expected = precision === 's' ? Math.floor(Date.parse(sent) / 1000) * 1000 : Date.parse(sent);
+  assert.equal(stored ? new Date(stored).toISOString() : stored, new Date(expected).toISOString(), `${what}: stored as sent (${sent})`);
+}

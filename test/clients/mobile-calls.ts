@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import type { TestResponse } from '../helpers/harness.js';
 import { PNG } from '../helpers/transaction-fixtures.js';
-import { clientIdOf, dartIso, mobileDate, type State, type Step } from './driver.js';
+import { assertStoredTime, clientIdOf, dartIso, mobileDate, type ReadBack, type State, type Step } from './driver.js';
 import {
   envelope,
   mobileCategory,
@@ -39,6 +39,16 @@ const PASSWORD = 'correct horse battery';
 
 /** `data.client_generated_id` is the client id this step sent. */
 const echoes = (key: string) => (res: TestResponse, s: State) => assert.equal(res.body.data.client_generated_id, s.ids[key], 'client id echoed');
+
+/** The app's date (its helper's format) of a record made offline `days` ago, remembered as `s.createdAt[key]`. */
+const madeOffline = (s: State, key: string, days = 3) => (s.createdAt[key] = mobileDate(new Date(Date.now() - days * 86_400_000)));
+
+/** The create echoed the client id and stored the app's created_at, read back at `path`. */
+const createdAsSent = (key: string, path: (res: TestResponse) => string) => async (res: TestResponse, s: State, read: ReadBack) => {
+  echoes(key)(res, s);
+  assertStoredTime((await read(path(res))).created_at, s.createdAt[key], `the ${key}'s created_at`);
+};
+const byId = (list: string) => (res: TestResponse) => `${list}/${res.body.data.id}`;
 
 /** Rows of every page of a list, kept per list for later steps. */
 function collect(list: string) {
@@ -146,21 +156,21 @@ export function mobileSteps({ codeFor, idToken, serverMade }: MobileSetup): Step
       call: 'POST /categories',
       does: 'uploads a new category with its client id',
       url: 'categories',
-      json: (s) => ({ type: 'expense', name: 'Coffee shops', client_id: (s.ids.category = clientIdOf(s.device)), description: 'Flat whites', icon: '☕', icon_type: 'emoji', created_at: mobileDate(now()) }),
+      json: (s) => ({ type: 'expense', name: 'Coffee shops', client_id: (s.ids.category = clientIdOf(s.device)), description: 'Flat whites', icon: '☕', icon_type: 'emoji', created_at: madeOffline(s, 'category') }),
       status: 201,
       reads: envelope(mobileCategory(true)),
-      check: echoes('category'),
+      check: createdAsSent('category', byId('categories')),
       save: (res, s) => void (s.category = res.body.data),
     },
     {
       call: 'POST /configurations',
       does: 'uploads settings with raw JSON values (bool and string)',
       url: 'configurations',
-      json: (s) => ({ key: 'onboarding-complete', type: 'bool', value: true, client_id: (s.ids.config = clientIdOf(s.device)), created_at: mobileDate(now()) }),
+      json: (s) => ({ key: 'onboarding-complete', type: 'bool', value: true, client_id: (s.ids.config = clientIdOf(s.device)), created_at: madeOffline(s, 'config') }),
       status: 201,
       reads: envelope(mobileConfig(true)),
-      check: (res, s) => {
-        echoes('config')(res, s);
+      check: async (res, s, read) => {
+        await createdAsSent('config', () => 'configurations/onboarding-complete')(res, s, read);
         assert.equal(res.body.data.value, true, 'a bool stays a bool');
       },
     },
@@ -168,17 +178,17 @@ export function mobileSteps({ codeFor, idToken, serverMade }: MobileSetup): Step
       call: 'POST /wallets',
       does: 'uploads a new wallet',
       url: 'wallets',
-      json: (s) => ({ client_id: (s.ids.wallet = clientIdOf(s.device)), type: 'mobile', name: 'MoMo', description: 'Phone money', balance: 250.5, currency: 'EUR', created_at: mobileDate(now()), icon: 'device-phone-mobile', icon_type: 'icon' }),
+      json: (s) => ({ client_id: (s.ids.wallet = clientIdOf(s.device)), type: 'mobile', name: 'MoMo', description: 'Phone money', balance: 250.5, currency: 'EUR', created_at: madeOffline(s, 'wallet'), icon: 'device-phone-mobile', icon_type: 'icon' }),
       status: 201,
       reads: envelope(mobileWallet(true)),
-      check: echoes('wallet'),
+      check: createdAsSent('wallet', byId('wallets')),
       save: (res, s) => void (s.wallet = res.body.data),
     },
     {
       call: 'POST /wallets',
       does: 'retries the same create after a timeout: the existing wallet, not a second one',
       url: 'wallets',
-      json: (s) => ({ client_id: s.ids.wallet, type: 'mobile', name: 'MoMo', description: 'Phone money', balance: 250.5, currency: 'EUR', created_at: mobileDate(now()) }),
+      json: (s) => ({ client_id: s.ids.wallet, type: 'mobile', name: 'MoMo', description: 'Phone money', balance: 250.5, currency: 'EUR', created_at: s.createdAt.wallet }),
       status: [200, 201],
       reads: envelope(mobileWallet(true)),
       check: (res, s) => assert.equal(res.body.data.id, s.wallet.id),
@@ -187,20 +197,20 @@ export function mobileSteps({ codeFor, idToken, serverMade }: MobileSetup): Step
       call: 'POST /parties',
       does: 'uploads a new party with its type',
       url: 'parties',
-      json: (s) => ({ name: 'Corner café', client_id: (s.ids.party = clientIdOf(s.device)), description: 'Round the corner', icon: '🏪', icon_type: 'emoji', created_at: mobileDate(now()), type: 'business' }),
+      json: (s) => ({ name: 'Corner café', client_id: (s.ids.party = clientIdOf(s.device)), description: 'Round the corner', icon: '🏪', icon_type: 'emoji', created_at: madeOffline(s, 'party'), type: 'business' }),
       status: 201,
       reads: envelope(mobileParty(true)),
-      check: echoes('party'),
+      check: createdAsSent('party', byId('parties')),
       save: (res, s) => void (s.party = res.body.data),
     },
     {
       call: 'POST /groups',
       does: 'uploads a new group (created_at is local time with Z appended)',
       url: 'groups',
-      json: (s) => ({ name: 'Holidays', client_id: (s.ids.group = clientIdOf(s.device)), description: 'Trips', icon: '🏖️', icon_type: 'emoji', created_at: mobileDate(new Date(Date.now() + 2 * 3_600_000)) }),
+      json: (s) => ({ name: 'Holidays', client_id: (s.ids.group = clientIdOf(s.device)), description: 'Trips', icon: '🏖️', icon_type: 'emoji', created_at: (s.createdAt.group = mobileDate(new Date(Date.now() + 2 * 3_600_000))) }),
       status: 201,
       reads: envelope(mobileGroup(true)),
-      check: echoes('group'),
+      check: createdAsSent('group', byId('groups')),
       save: (res, s) => void (s.group = res.body.data),
     },
     {
@@ -208,16 +218,18 @@ export function mobileSteps({ codeFor, idToken, serverMade }: MobileSetup): Step
       does: 'uploads a transaction as multipart: text parts, categories[], files[], extra keys',
       url: 'transactions',
       form: (s) => {
-        const at = mobileDate(now());
+        // made offline two days ago for a purchase the user dated five days ago
+        const made = madeOffline(s, 'transaction', 2);
+        s.transactionDate = mobileDate(new Date(Date.now() - 5 * 86_400_000));
         s.ids.transaction = clientIdOf(s.device);
         return {
           fields: [
             ['client_id', s.ids.transaction],
             ['client_generated_id', s.ids.transaction],
             ['rev', '1'],
-            ['created_at', at],
-            ['updated_at', at],
-            ['datetime', at],
+            ['created_at', made],
+            ['updated_at', made],
+            ['datetime', s.transactionDate],
             ['last_synced_at', String(Date.now())],
             ['amount', '12.0'],
             ['type', 'expense'],
@@ -235,9 +247,12 @@ export function mobileSteps({ codeFor, idToken, serverMade }: MobileSetup): Step
       },
       status: 201,
       reads: envelope(mobileTransaction(true)),
-      check: (res, s) => {
+      check: async (res, s, read) => {
         const tx = res.body.data;
         assert.equal(tx.client_generated_id, s.ids.transaction);
+        const stored = await read(`transactions/${tx.id}`);
+        assertStoredTime(stored.datetime, s.transactionDate, 'datetime', 's');
+        assertStoredTime(stored.created_at, s.createdAt.transaction, 'created_at');
         assert.equal(tx.wallet.client_generated_id, s.ids.wallet, 'nested wallet keyed by its client id');
         assert.equal(tx.party.client_generated_id, s.ids.party);
         assert.equal(tx.group.client_generated_id, s.ids.group);
@@ -265,7 +280,7 @@ export function mobileSteps({ codeFor, idToken, serverMade }: MobileSetup): Step
         client_generated_id: s.ids.transaction,
         rev: '1',
         updated_at: mobileDate(now()),
-        datetime: mobileDate(now()),
+        datetime: (s.transactionDate = mobileDate(new Date(Date.now() - 4 * 86_400_000))),
         last_synced_at: Date.now(),
         amount: 15,
         type: 'expense',
@@ -277,7 +292,10 @@ export function mobileSteps({ codeFor, idToken, serverMade }: MobileSetup): Step
         walletClientId: s.ids.wallet,
       }),
       reads: envelope(mobileTransaction(true)),
-      check: (res) => assert.equal(Number(res.body.data.amount), 15),
+      check: async (res, s, read) => {
+        assert.equal(Number(res.body.data.amount), 15);
+        assertStoredTime((await read(`transactions/${s.transaction.id}`)).datetime, s.transactionDate, 'the new datetime', 's');
+      },
     },
     {
       call: 'POST /transactions/{}/files',
@@ -348,10 +366,11 @@ export function mobileSteps({ codeFor, idToken, serverMade }: MobileSetup): Step
       list === 'notifications'
         ? {
             call: 'PUT /notifications/{}/read',
-            does: 'a read notification is synced back with PUT …/read {read_at}',
-            url: (s) => `notifications/${s.rows['orphan-notifications'].find((n: { read_at: string | null }) => n.read_at).id}/read`,
-            json: () => ({ read_at: mobileDate(now()) }),
+            does: 'a notification read in the app an hour ago is synced back with PUT …/read {read_at}',
+            url: (s) => `notifications/${(s.notification = s.rows['orphan-notifications'].find((n: { read_at: string | null }) => !n.read_at)).id}/read`,
+            json: (s) => ({ read_at: (s.readAt = mobileDate(new Date(Date.now() - 3_600_000))) }),
             reads: envelope(mobileNotification),
+            check: async (_res, s, read) => assertStoredTime((await read(`notifications/${s.notification.id}`)).read_at, s.readAt, 'read_at', 's'),
           }
         : {
             call: `PUT /${list}/{}`,

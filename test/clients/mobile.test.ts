@@ -18,6 +18,7 @@ const state: State = {
   phone: `+2376${String(Date.now()).slice(-8)}`,
   device: randomUUID(),
   ids: {},
+  createdAt: {},
   rows: {},
   watermarks: {},
 };

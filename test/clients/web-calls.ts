@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { TestResponse } from '../helpers/harness.js';
 import { PNG } from '../helpers/transaction-fixtures.js';
-import type { State, Step } from './driver.js';
+import { assertStoredTime, type ReadBack, type State, type Step } from './driver.js';
 import { envelope, webCategory, webConfig, webGroup, webNotification, webPage, webParty, webReminder, webStats, webTransaction, webUser, webWallet } from './entities.js';
 import { oneOf, oneOfOrNull, optional, type Shape } from './shapes.js';
 
@@ -19,6 +19,17 @@ const anyData = envelope('any?');
 const succeeded: Shape = { success: oneOf(true) };
 const WEB_DEVICE = '00000000-0000-0000-0000-000000000000';
 const BASE64_PNG = `data:image/png;base64,${PNG.toString('base64')}`;
+
+/** Dates a user picks in the web's forms (sent with toISOString()), in the past. */
+const PICKED = { expense: '2025-03-12T18:45:10.250Z', edited: '2025-03-13T08:00:00.000Z', transfer: '2025-03-14T00:00:00.000Z' };
+
+/** The transfer and both its legs are dated `sent`, read back after the write. */
+async function assertTransferDated(transferId: number, sent: string, read: ReadBack): Promise<void> {
+  const transfer = await read(`/transfers/${transferId}`);
+  assertStoredTime(transfer.datetime, sent, 'the transfer\'s datetime', 's');
+  assertStoredTime(transfer.created_at, sent, 'the transfer\'s created_at');
+  for (const leg of ['expense', 'income']) assertStoredTime((await read(`/transactions/${transfer[`${leg}_transaction_id`]}`)).datetime, sent, `the ${leg} leg's datetime`, 's');
+}
 
 const rowsOf = (res: TestResponse) => res.body.data.data as Array<Record<string, any>>;
 const configValue = (res: TestResponse, key: string) => rowsOf(res).find((c) => c.key === key)?.value;
@@ -50,11 +61,11 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
     { call: 'GET /transactions', does: `${why}: the latest 100 transactions`, url: '/transactions?limit=100', reads: webPage(webTransaction) },
   ];
 
-  const transactionBody = (s: State, amount: number, description: string) => ({
+  const transactionBody = (s: State, amount: number, description: string, datetime: string) => ({
     amount,
     type: 'expense',
     description,
-    datetime: new Date().toISOString(),
+    datetime,
     party_id: s.party?.id ?? null,
     wallet_id: s.wallet.id,
     group_id: s.groups[0].id,
@@ -233,10 +244,13 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
       call: 'POST /groups',
       does: 'creates a group with its own uuid:uuid client id; success must be true',
       url: '/groups',
-      json: (s) => ({ name: 'Side project', description: 'Evenings', icon: '🛠️', icon_type: 'emoji', client_id: (s.groupClientId = `${randomUUID()}:${randomUUID()}`), created_at: new Date().toISOString() }),
+      json: (s) => ({ name: 'Side project', description: 'Evenings', icon: '🛠️', icon_type: 'emoji', client_id: (s.groupClientId = `${randomUUID()}:${randomUUID()}`), created_at: (s.groupCreatedAt = new Date(Date.now() - 90_000).toISOString()) }),
       status: 201,
       reads: { ...(succeeded as object), ...(envelope(webGroup) as object) },
-      check: (res, s) => assert.equal(res.body.data.client_generated_id, s.groupClientId),
+      check: async (res, s, read) => {
+        assert.equal(res.body.data.client_generated_id, s.groupClientId);
+        assertStoredTime((await read(`/groups/${res.body.data.id}`)).created_at, s.groupCreatedAt, 'the group\'s created_at');
+      },
       save: (res, s) => void (s.group = res.body.data),
     },
     { call: 'PUT /groups/{}', does: 'edits it; success must be true', url: (s) => `/groups/${s.group.id}`, json: { name: 'Side projects', description: 'Evenings', icon: '🛠️', icon_type: 'emoji' }, reads: { ...(succeeded as object), ...(envelope(webGroup) as object) } },
@@ -256,11 +270,12 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
     // ---------------------------------------------------------------- add transaction (§7.6)
     {
       call: 'POST /transactions',
-      does: 'adds an expense as JSON (nullable ids, categories, base64 files)',
+      does: 'adds an expense as JSON (nullable ids, categories, base64 files), dated by the user in the past',
       url: '/transactions',
-      json: (s) => transactionBody(s, 42.5, 'Two novels'),
+      json: (s) => transactionBody(s, 42.5, 'Two novels', PICKED.expense),
       status: 201,
       reads: envelope(webTransaction),
+      check: async (res, _s, read) => assertStoredTime((await read(`/transactions/${res.body.data.id}`)).datetime, PICKED.expense, 'datetime', 's'),
       save: (res, s) => void (s.transaction = res.body.data),
     },
     {
@@ -284,18 +299,22 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
       call: 'POST /transactions',
       does: 'adds an income without party or group (JSON nulls)',
       url: '/transactions',
-      json: (s) => ({ amount: 1200, type: 'income', description: 'Salary', datetime: new Date(Date.now() - 86_400_000).toISOString(), party_id: null, wallet_id: s.wallet.id, group_id: null, categories: [] }),
+      json: (s) => ({ amount: 1200, type: 'income', description: 'Salary', datetime: (s.salaryDate = new Date(Date.now() - 86_400_000).toISOString()), party_id: null, wallet_id: s.wallet.id, group_id: null, categories: [] }),
       status: 201,
       reads: envelope(webTransaction),
+      check: async (res, s, read) => assertStoredTime((await read(`/transactions/${res.body.data.id}`)).datetime, s.salaryDate, 'datetime', 's'),
     },
     { call: 'GET /transactions/{}', does: 'opens it for editing', url: (s) => `/transactions/${s.transaction.id}`, reads: envelope(webTransaction) },
     {
       call: 'PUT /transactions/{}',
-      does: 'saves the edit with the create body (no type query, no updated_at)',
+      does: 'saves the edit with the create body (no type query, no updated_at), moved to another day',
       url: (s) => `/transactions/${s.transaction.id}`,
-      json: (s) => ({ ...transactionBody(s, 45, 'Three novels'), files: [] }),
+      json: (s) => ({ ...transactionBody(s, 45, 'Three novels', PICKED.edited), files: [] }),
       reads: envelope(webTransaction),
-      check: (res) => assert.equal(Number(res.body.data.amount), 45),
+      check: async (res, s, read) => {
+        assert.equal(Number(res.body.data.amount), 45);
+        assertStoredTime((await read(`/transactions/${s.transaction.id}`)).datetime, PICKED.edited, 'datetime', 's');
+      },
     },
     {
       call: 'DELETE /transactions/{}/files/{}',
@@ -317,19 +336,21 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
     // ---------------------------------------------------------------- transfer (§7.7)
     {
       call: 'POST /transfers',
-      does: 'moves money between two wallets of one currency',
+      does: 'moves money between two wallets of one currency, back-dated: the day picked is sent as created_at',
       url: '/transfers',
-      json: (s) => ({ amount: 50, from_wallet_id: s.wallet.id, to_wallet_id: s.wallets[0].id, created_at: new Date().toISOString() }),
+      json: (s) => ({ amount: 50, from_wallet_id: s.wallet.id, to_wallet_id: s.wallets[0].id, created_at: PICKED.transfer }),
       status: 201,
       reads: envelope('object'),
+      check: (res, _s, read) => assertTransferDated(res.body.data.id, PICKED.transfer, read),
     },
     {
       call: 'POST /transfers',
       does: 'moves money to another currency with exchange_rate',
       url: '/transfers',
-      json: (s) => ({ amount: 100, from_wallet_id: s.wallet.id, to_wallet_id: s.dollars.id, created_at: new Date().toISOString(), exchange_rate: 1.08 }),
+      json: (s) => ({ amount: 100, from_wallet_id: s.wallet.id, to_wallet_id: s.dollars.id, created_at: (s.transferDate = new Date(Date.now() - 3_600_000).toISOString()), exchange_rate: 1.08 }),
       status: 201,
       reads: envelope('object'),
+      check: (res, s, read) => assertTransferDated(res.body.data.id, s.transferDate, read),
     },
     { call: 'GET /wallets', does: 'reloads the wallets after the transfer', url: '/wallets?limit=20', reads: webPage(webWallet), check: (res, s) => assert.equal(rowsOf(res).find((w) => w.id === s.dollars.id)?.balance, 108) },
     {
@@ -382,9 +403,10 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
       call: 'POST /reminders',
       does: 'creates a monthly bill reminder',
       url: '/reminders',
-      json: { title: 'Rent', description: 'Pay the landlord', type: 'bill_due', trigger_at: new Date(Date.now() + 86_400_000).toISOString(), timezone: 'Europe/Paris', priority: 2, repeat_rule: 'FREQ=MONTHLY' },
+      json: (s) => ({ title: 'Rent', description: 'Pay the landlord', type: 'bill_due', trigger_at: (s.triggerAt = new Date(Date.now() + 86_400_000).toISOString()), timezone: 'Europe/Paris', priority: 2, repeat_rule: 'FREQ=MONTHLY' }),
       status: 201,
       reads: envelope(webReminder),
+      check: async (res, s, read) => assertStoredTime((await read(`/reminders/${res.body.data.id}`)).trigger_at, s.triggerAt, 'trigger_at'),
       save: (res, s) => void (s.reminder = res.body.data),
     },
     { call: 'GET /reminders', does: 'the reminders screen', url: '/reminders', reads: webPage(webReminder) },
@@ -392,8 +414,9 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
       call: 'PUT /reminders/{}',
       does: 'edits it with the same fields',
       url: (s) => `/reminders/${s.reminder.id}`,
-      json: { title: 'Rent', description: 'Pay the landlord', type: 'bill_due', trigger_at: new Date(Date.now() + 2 * 86_400_000).toISOString(), timezone: 'UTC', priority: 1, repeat_rule: 'FREQ=WEEKLY' },
+      json: (s) => ({ title: 'Rent', description: 'Pay the landlord', type: 'bill_due', trigger_at: (s.triggerAt = new Date(Date.now() + 2 * 86_400_000).toISOString()), timezone: 'UTC', priority: 1, repeat_rule: 'FREQ=WEEKLY' }),
       reads: envelope(webReminder),
+      check: async (_res, s, read) => assertStoredTime((await read(`/reminders/${s.reminder.id}`)).trigger_at, s.triggerAt, 'trigger_at'),
     },
     { call: 'POST /reminders/{}/pause', does: 'pauses it', url: (s) => `/reminders/${s.reminder.id}/pause`, reads: envelope({ ...(webReminder as object), status: oneOf('paused') }) },
     { call: 'POST /reminders/{}/resume', does: 'resumes it', url: (s) => `/reminders/${s.reminder.id}/resume`, reads: envelope({ ...(webReminder as object), status: oneOf('active') }) },
