@@ -121,6 +121,8 @@ export interface StatsSetup {
   timeZone: JsonValue | undefined;
   currency: JsonValue | undefined;
   manualRates: JsonValue | undefined;
+  /** The configuration value `default-lang`, when it is text. */
+  language: string | undefined;
   /**
    * Whether GET /stats reads the summary: kept in `timeZone`, and the user's ledger dense enough
    * (live transactions of the wallet totals, migration 012, over the days the summary spans).
@@ -149,13 +151,14 @@ export async function statsSetup(db: Kysely<Database>, userId: number, options: 
   const walletIds = options.walletIds?.length ? options.walletIds : undefined;
   const liveWallets = sql`wallets w where w.user_id = ${userId} and w.deleted_at is null ${walletIds ? sql`and w.id = any(${walletIds}::bigint[])` : sql``}`;
   const { rows } = await sql<{
-    zone: string; transactions: string | null; days: number | null; time_zone: JsonValue | null; currency: JsonValue | null; manual_rates: JsonValue | null;
+    zone: string; transactions: string | null; days: number | null; time_zone: JsonValue | null; currency: JsonValue | null; manual_rates: JsonValue | null; language: JsonValue | null;
     live_wallets?: string; balances?: Array<{ currency: string; total: string }>;
   }>`
     select stats_time_zone(${userId}) as zone,
            (select sum(w.income_count + w.expense_count) from wallets w where w.user_id = ${userId}) as transactions,
            (select max(s.day) - min(s.day) + 1 from stats_day_sums s where s.user_id = ${userId}) as days,
-           ${setting('timezone')} as time_zone, ${setting('default-currency')} as currency, ${setting('manual-exchange-rates')} as manual_rates
+           ${setting('timezone')} as time_zone, ${setting('default-currency')} as currency, ${setting('manual-exchange-rates')} as manual_rates,
+           ${setting('default-lang')} as language
            ${walletIds ? sql`, (select count(*) from ${liveWallets}) as live_wallets` : sql``}
            ${options.balances ? sql`, (select coalesce(json_agg(json_build_object('currency', b.currency, 'total', b.total::text)), '[]'::json)
                 from (select w.currency, sum(w.balance) as total from ${liveWallets} group by w.currency) b) as balances` : sql``}`.execute(db);
@@ -164,6 +167,7 @@ export async function statsSetup(db: Kysely<Database>, userId: number, options: 
     timeZone: row?.time_zone ?? undefined,
     currency: row?.currency ?? undefined,
     manualRates: row?.manual_rates ?? undefined,
+    language: typeof row?.language === 'string' ? row.language : undefined,
     summaryPays: (timeZone) => !!row && row.zone === timeZone && !!row.days && Number(row.transactions ?? 0) / row.days >= SUMMARY_FROM_PER_DAY,
     missingWallets: walletIds ? walletIds.length - Number(row?.live_wallets ?? 0) : 0,
     balances: row?.balances ?? [],

@@ -196,9 +196,10 @@ export function defaultCategories(language: SeedLanguage): DefaultCategory[] {
 
 /**
  * The language of an Accept-Language header: the first listed language (by q-weight, then
- * order) whose first two letters are a supported language; English otherwise.
+ * order) whose first two letters are a supported language; else `fallback` (a user's
+ * `default-lang` setting) when supported; English otherwise.
  */
-export function seedLanguage(acceptLanguage: string | undefined): SeedLanguage {
+export function seedLanguage(acceptLanguage: string | undefined, fallback?: string): SeedLanguage {
   const ranked = (acceptLanguage ?? '')
     .split(',')
     .map((entry, index) => {
@@ -209,7 +210,8 @@ export function seedLanguage(acceptLanguage: string | undefined): SeedLanguage {
     .filter((entry) => entry.weight > 0)
     .sort((a, b) => b.weight - a.weight || a.index - b.index);
   const supported = ranked.find((entry) => (SEED_LANGUAGES as readonly string[]).includes(entry.code));
-  return (supported?.code as SeedLanguage | undefined) ?? 'en';
+  const chosen = supported?.code ?? fallback?.slice(0, 2).toLowerCase();
+  return (SEED_LANGUAGES as readonly string[]).includes(chosen ?? '') ? (chosen as SeedLanguage) : 'en';
 }
 
 /** How seed-defaults compares names: ignoring case and accents ("Éducation" = "education"). */

@@ -3342,7 +3342,7 @@ export interface components {
         StatsShareItem: {
             /** @description The category or party id; null for the bucket of transactions without one. */
             id: number | null;
-            /** @description Its name. The bucket without a category is "Uncategorized"; the bucket without a party (party charts) is "No party", in the language of `Accept-Language` ("Sans tiers", "Sin contraparte", "Ohne Gegenpartei", "Sem contraparte", "Senza controparte"; English otherwise). */
+            /** @description Its name. The bucket without a category is "Uncategorized"; the bucket without a party (party charts) is "No party", in the language of `Accept-Language`, else of the user's `default-lang` setting ("Sans tiers", "Sin contraparte", "Ohne Gegenpartei", "Sem contraparte", "Senza controparte"; English otherwise). */
             name: string;
             amount: components["schemas"]["Money"];
             transaction_count: number;

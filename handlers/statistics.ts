@@ -92,7 +92,8 @@ async function getStatistics(ctx: HandlerContext<'getStatistics'>) {
   const conv = new view.Converter(await conversionRates(ctx, currency, currencies, { manualRates: setup.manualRates }));
   const cash = balances.reduce((acc, b) => acc.plus(conv.convert(b.total, b.currency)), new Decimal(0));
   const categoryShares = { income: view.shares(categories, 'income', conv, NO_CATEGORY), expense: view.shares(categories, 'expense', conv, NO_CATEGORY) };
-  const noParty = NO_PARTY[seedLanguage(ctx.request.headers['accept-language'])];
+  // the language the request asks for, else the user's setting (the mobile app sends no Accept-Language)
+  const noParty = NO_PARTY[seedLanguage(ctx.request.headers['accept-language'], setup.language)];
 
   const data = {
     currency,

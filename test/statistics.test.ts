@@ -150,6 +150,12 @@ t.test('income without a party is the "No party" bucket of the party charts, in 
     t.same(res.body.data.charts.party_income, [{ id: null, name, amount: 2500, transaction_count: 1, percentage: 100 }], `Accept-Language ${language || '(none)'}`);
     t.same(res.body.data.charts.income_sources.map((c: { name: string }) => c.name), ['Salary'], 'the category chart names the category');
   }
+  // without a language in the request (the mobile app sends none), the user's default-lang setting
+  t.equal((await api.request('POST', '/api/v1/configurations', { token: earner.token, body: { key: 'default-lang', type: 'string', value: 'fr' } })).status, 201);
+  for (const [language, name] of Object.entries({ '': 'Sans tiers', ja: 'Sans tiers', 'de-DE': 'Ohne Gegenpartei' })) {
+    const res = await api.request('GET', `/api/v1/stats?${RANGE}&section=parties`, { token: earner.token, headers: language ? { 'accept-language': language } : {} });
+    t.equal(res.body.data.charts.party_income[0].name, name, `default-lang fr, Accept-Language ${language || '(none)'}`);
+  }
 });
 
 t.test('a section computes only its keys; wallet filter and presets', async (t) => {
