@@ -13,6 +13,7 @@ import { findOrCreateNamedWallet } from '../../db/import-wallets.js';
 import type { Database } from '../../db/schema.js';
 import { findLive, liveIds, type SyncedTable } from '../../db/sync.js';
 import { Decimal } from '../../domain/money.js';
+import { notImportableReason } from '../../domain/statements/suggestions.js';
 import { importEntries } from './import-batch.js';
 import { confirmItemInBatch, STATEMENT_SOURCES, type ConfirmContext, type ConfirmItem, type ItemOutcome } from './import-confirm.js';
 import { rejectionReason, RowRejected, type ImportedEntry } from './import-entries.js';
@@ -24,12 +25,14 @@ export interface BatchCounts {
   created: number;
   already_imported: number;
   skipped: number;
+  /** Lines of amount 0 left out: no transaction (an item naming one with an amount imports it). */
+  not_importable: number;
   failed: number;
 }
 
 /** Imports the batch's suggestions; returns what became of them. Unexpected database errors are thrown. */
 export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: ConfirmContext, suggestions: ImportSuggestionRow[], items: Map<number, ConfirmItem>): Promise<BatchCounts> {
-  const counts: BatchCounts = { created: 0, already_imported: 0, skipped: 0, failed: 0 };
+  const counts: BatchCounts = { created: 0, already_imported: 0, skipped: 0, not_importable: 0, failed: 0 };
   const tally = (status: ItemOutcome['status']) => {
     if (status === 'created') counts.created++;
     else if (status === 'already_imported') counts.already_imported++;
@@ -41,6 +44,7 @@ export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: Co
     const item = items.get(suggestion.suggestion_index);
     if (suggestion.status === 'confirmed') tally('already_imported');
     else if (suggestion.duplicate !== null && item?.accept_duplicate !== true) tally('skipped_duplicate');
+    else if (!item && notImportableReason(suggestion.amount, suggestion.description) !== null) counts.not_importable++;
     else if (item || (suggestion.fee !== null && new Decimal(suggestion.fee).greaterThan(0))) tally((await confirmItemInBatch(trx, ctx, item ?? { index: suggestion.suggestion_index })).status);
     else plain.push(suggestion);
   }
