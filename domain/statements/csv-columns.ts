@@ -40,7 +40,7 @@ const HEADER_NAMES: Record<ColumnRole | IgnoredRole, string[]> = {
     'memo', 'avisierungstext', 'details', 'narrative', 'purpose', 'transactiondetails', 'text', 'informationscomplementaires', 'remarks', 'notes',
   ],
   party: [
-    'payee', 'party', 'counterparty', 'name', 'merchant', 'beguenstigterzahlungspflichtiger', 'begunstigterzahlungspflichtiger',
+    'payee', 'party', 'counterparty', 'name', 'namezahlungsbeteiligter', 'merchant', 'beguenstigterzahlungspflichtiger', 'begunstigterzahlungspflichtiger',
     'auftraggeberempfaenger', 'auftraggeberempfanger', 'auftraggeberbegunstigter', 'auftraggeberbeguenstigter', 'empfaenger', 'empfanger', 'zahlungsempfaenger', 'zahlungsempfanger', 'zahlungsempfangerin', 'zahlungspflichtiger', 'glaubiger', 'nameempfaenger',
     'beneficiaire', 'tiers', 'nom', 'beneficiario', 'ordenante', 'beneficiarioordinante', 'naamomschrijving', 'naam', 'naamtegenpartij', 'tegenpartij', 'favorecido',
   ],
