@@ -23,6 +23,8 @@ export interface ConfirmRun {
   created_count: number;
   already_imported_count: number;
   skipped_count: number;
+  /** Lines of amount 0 left out (absent from runs stored before they were). */
+  not_importable_count?: number;
   failed_count: number;
   started_at: string;
   finished_at: string | null;
@@ -48,6 +50,7 @@ export function newConfirmRun(request: ConfirmRunRequest, total: number, now: Da
     created_count: 0,
     already_imported_count: 0,
     skipped_count: 0,
+    not_importable_count: 0,
     failed_count: 0,
     started_at: now.toISOString(),
     finished_at: null,
@@ -58,7 +61,7 @@ export function newConfirmRun(request: ConfirmRunRequest, total: number, now: Da
 export function runAfterBatch(
   run: ConfirmRun,
   batch: Array<{ suggestion_index: number }>,
-  counts: { created: number; already_imported: number; skipped: number; failed: number },
+  counts: { created: number; already_imported: number; skipped: number; not_importable: number; failed: number },
   done: boolean,
   now: Date,
 ): ConfirmRun {
@@ -70,6 +73,7 @@ export function runAfterBatch(
     created_count: run.created_count + counts.created,
     already_imported_count: run.already_imported_count + counts.already_imported,
     skipped_count: run.skipped_count + counts.skipped,
+    not_importable_count: (run.not_importable_count ?? 0) + counts.not_importable,
     failed_count: run.failed_count + counts.failed,
     finished_at: done ? now.toISOString() : null,
   };

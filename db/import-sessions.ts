@@ -262,8 +262,22 @@ export async function markSessionReady(trx: Transaction<Database>, sessionId: nu
   const requested = requestedConfirmOf(current?.metadata);
   // a run that analysis began counts from its first batch; one it did not, from now
   const run = requested && { ...requested, total: counts.total, started_at: requested.processed > 0 ? requested.started_at : now.toISOString() };
-  const metadata = { ...details, total_suggestions: counts.total, duplicates_found: counts.duplicates, ...(run && { confirm: run }) };
+  const metadata = { ...details, total_suggestions: counts.total, duplicates_found: counts.duplicates, not_importable_count: await zeroAmountCount(trx, sessionId), ...(run && { confirm: run }) };
   await trx.updateTable('import_sessions').set({ status: 'ready', error: null, metadata: JSON.stringify(metadata), updated_at: now }).where('id', '=', sessionId).execute();
+}
+
+/**
+ * The session's lines of amount 0: no transaction (domain notImportableReason), counted once
+ * as analysis ends rather than kept by the counts' triggers.
+ */
+async function zeroAmountCount(trx: Transaction<Database>, sessionId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('import_suggestions')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('import_session_id', '=', sessionId)
+    .where('amount', '=', '0')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** The session locked while it is being checked; false when it was deleted or another worker finished it. */

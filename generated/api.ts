@@ -4131,6 +4131,11 @@ export interface components {
             transaction_id: number | null;
             /** @description Why the last confirm of this suggestion failed. */
             error: string | null;
+            /**
+             * @description Why the line is not a transaction (a line of amount 0: the bank's closing notice of a period, a notice of new terms), or null. A whole-session confirm (`accept_all`) leaves such a line out; an item naming it with an amount imports it.
+             * @example A closing notice of the account (amount 0), not a transaction.
+             */
+            not_importable_reason: string | null;
         };
         /** @description Which column (0-based position in `columns`) holds each value; null when none. A date column and either an amount column or a debit and/or credit column are needed. With a `marker` column, its cells (S/H, DR/CR, Af/Bij, D/C, +/-) give the amount's direction. */
         ImportColumnMapping: {
@@ -4149,6 +4154,8 @@ export interface components {
             party: number | null;
             currency: number | null;
             reference: number | null;
+            /** @description A fee charged on the entry, in its own column (the suggestion's `fee`). */
+            fee: number | null;
         };
         /** @description How a bank's CSV export was read (null for other files and for files in this service's own export layout). Lines before the header (account, period, balances) and after the rows are never suggestions; they are counted in `skipped_rows`. Change it with `PUT /v1/import/sessions/{id}/mapping`; the mapping of a confirmed session is used for the next file with the same header. */
         ImportCsvReading: {
@@ -4173,6 +4180,11 @@ export interface components {
             account: string | null;
             /** @description The file's currency when it states one (preamble or amount header); rows with a currency column use theirs. */
             currency: string | null;
+            /**
+             * @description The provider the export comes from, recognised by its columns (PayPal, Revolut, Wise), else null. Rows that name no account are given a wallet named after it (else after the file's name without its extension and dates).
+             * @example PayPal
+             */
+            source: string | null;
             header_signature: string | null;
         } | null;
         ImportStatementBalance: {
@@ -4223,12 +4235,15 @@ export interface components {
             total_suggestions: number;
             /** @description Suggestions with a `duplicate` match. */
             duplicates_found: number;
+            /** @description Suggestions that are no transaction (`not_importable_reason`), counted in `total_suggestions` too. */
+            not_importable_count: number;
             /** @description Why analysis failed (status `failed`), e.g. "No transactions could be extracted from this document."; null otherwise. */
             error: string | null;
             /** @description The reference's summary of the analysis: `{total_suggestions, duplicates_found}` once `ready` (and after confirm), `{error}` when `failed`, null while analysing. The same values as the top-level fields. */
             metadata: {
                 total_suggestions?: number;
                 duplicates_found?: number;
+                not_importable_count?: number;
                 error?: string;
                 /** @description A whole-session confirm (`accept_all` of the confirm, or of the upload: then it starts as analysis ends): `running` while its job works, `done` after; the counts so far, updated per batch of 2,000 suggestions. */
                 confirm?: {
@@ -4240,6 +4255,8 @@ export interface components {
                     created_count: number;
                     already_imported_count: number;
                     skipped_count: number;
+                    /** @description Lines left out as no transaction (`not_importable_reason`). */
+                    not_importable_count: number;
                     failed_count: number;
                     /** Format: date-time */
                     started_at: string;
@@ -4352,6 +4369,7 @@ export interface components {
                 reference?: number | null;
                 wallet?: number | null;
                 category?: number | null;
+                fee?: number | null;
             };
             /**
              * @description DD, MM and YY or YYYY in order with one separator (`.`, `/`, `-` or none).

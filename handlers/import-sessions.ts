@@ -230,7 +230,7 @@ export const importSessionHandlers = {
     let read;
     try {
       // a bank export is read again as a stream, its suggestions replaced in one transaction
-      const streamed = await surveyBankUpload(db, user.id, bytes, override);
+      const streamed = await surveyBankUpload(db, user.id, bytes, session.file_name, override);
       if (streamed) {
         await db.transaction().execute(async (trx) => {
           if (!(await lockUnconfirmedSession(trx, session.id))) throw conflict('Some suggestions of this session are already imported: its file cannot be read again.');

@@ -75,7 +75,7 @@ export async function analyseSession(ctx: JobContext, sessionId: number): Promis
     } catch {
       return await failSession(db, session.id, 'Uploaded file not found', services.now());
     }
-    const streamed = session.processor === 'csv' ? await surveyBankUpload(db, session.user_id, data) : undefined;
+    const streamed = session.processor === 'csv' ? await surveyBankUpload(db, session.user_id, data, session.file_name) : undefined;
     if (streamed) return await analyseStreamed(ctx, session, streamed);
     const { drafts, details } = await extractDrafts(ctx, session, data, upload);
     if (drafts.length === 0) return await failSession(db, session.id, 'No transactions could be extracted from this document.', services.now());

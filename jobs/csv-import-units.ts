@@ -6,6 +6,7 @@ import type { NewFailedRow } from '../db/imports.js';
 import type { CsvRow } from '../domain/import-rows.js';
 import { csvDataRows, type CsvDataRow, type CsvFile, type CsvLayout } from '../domain/statements/csv-stream.js';
 import type { ColumnMapping } from '../domain/statements/csv-columns.js';
+import { notImportableReason } from '../domain/statements/suggestions.js';
 import { amountOf, dateOf, RowRejected, type ImportedEntry, type ImportedTransfer } from '../handlers/shared/import-entries.js';
 
 /** A failed row's cells as the file had them (the failed list shows them). */
@@ -53,7 +54,8 @@ export async function* importUnits(file: CsvFile, layout: CsvLayout, from: numbe
 /** A bank export's row: its draft as an entry booked by the bank, or why it cannot be one. */
 function bankUnit(row: Extract<CsvDataRow, { kind: 'bank' }>, mapping: ColumnMapping | undefined, fileWallet: string): ImportUnit {
   const { draft } = row;
-  if (!draft) return { kind: 'skip', size: 1 };
+  // a trailer line, or a bank's notice printed as a line of amount 0: no transaction
+  if (!draft || notImportableReason(draft.amount, draft.description) !== null) return { kind: 'skip', size: 1 };
   const cell = (column: number | null | undefined) => (column === null || column === undefined ? null : (row.record[column] ?? null));
   const amountCell = [mapping?.amount, mapping?.debit, mapping?.credit].map(cell).find((value) => value !== null && value.trim() !== '') ?? null;
   const cells: RowCells = {

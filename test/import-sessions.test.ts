@@ -83,7 +83,7 @@ t.test('analyse a CSV: the job matches names and flags duplicates; nothing reach
   // `document_type`, the counts in `metadata`
   t.match(first, { party: 'ACME Corp', wallet: 'Main Wallet', document_type: 'csv' });
   t.equal(first.category, first.category_name);
-  t.same(session.metadata, { total_suggestions: 4, duplicates_found: 2 });
+  t.same(session.metadata, { total_suggestions: 4, duplicates_found: 2, not_importable_count: 0 });
   t.match(fourth, { date: null, confidence: 0.3, duplicate: null });
   t.match(fourth.warnings, [/could not be read/]);
   t.equal(await transactionCount(), before, 'analysis writes no transaction');

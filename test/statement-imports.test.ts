@@ -1,11 +1,15 @@
 // Real bank exports over HTTP: analyse → (correct the mapping) → confirm → upload again.
-// CSV readings shown on the session, a mapping change and its memory, OFX/QFX/CAMT balances
+// CSV readings shown on the session, a mapping change and its memory, the statement's wallet
+// from an own-account column or the export's source (accept_all round trips: fees, lines of
+// amount 0 left out, the same wallet matched next time), OFX/QFX/CAMT balances
 // (opening balance of created wallets, credit cards, reconciliation), duplicates skipped
 // unless accepted, and bad files refused at upload with nothing written.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { analyzeImportJob } from '../jobs/analyze-import.js';
+import { confirmImportJob } from '../jobs/confirm-import.js';
 import { startApp } from './helpers/harness.js';
+import { walletsOffLedger } from './helpers/ledger-invariant.js';
 import { multipart } from './helpers/transaction-fixtures.js';
 
 const api = await startApp(t);
@@ -18,11 +22,21 @@ function upload(fileName: string, content: Buffer | string, token: string | unde
   return api.request('POST', '/api/v1/import/analyze', { token, payload, headers });
 }
 
-async function analysed(fileName: string, content: Buffer | string = fixture(fileName)) {
-  const res = await upload(fileName, content);
+const jobCtx = { db: api.db, services: api.app.services, log: api.app.log };
+
+async function analysed(fileName: string, content: Buffer | string = fixture(fileName), token = owner.token) {
+  const res = await upload(fileName, content, token);
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
-  await analyzeImportJob.run({ db: api.db, services: api.app.services, log: api.app.log }, { sessionId: res.body.data.id });
-  return (await api.request('GET', `/api/v1/import/sessions/${res.body.data.id}`, { token: owner.token })).body.data;
+  await analyzeImportJob.run(jobCtx, { sessionId: res.body.data.id });
+  return (await api.request('GET', `/api/v1/import/sessions/${res.body.data.id}`, { token })).body.data;
+}
+
+/** `accept_all` with new wallets, run to the end by the confirm job; the session after it. */
+async function confirmedWhole(sessionId: number, token: string) {
+  const res = await api.request('POST', '/api/v1/import/confirm', { token, body: { session_id: sessionId, accept_all: true, auto_create_wallets: true } });
+  if (res.status !== 202) throw new Error(JSON.stringify(res.body));
+  await confirmImportJob.run(jobCtx, { sessionId });
+  return (await api.request('GET', `/api/v1/import/sessions/${sessionId}`, { token })).body.data;
 }
 
 const confirmAll = (session: { id: number; suggestions: unknown[] }, extra: Record<string, unknown> = {}) =>
@@ -57,12 +71,65 @@ t.test('Sparkasse CSV: read, confirmed into a new wallet, then uploaded again: e
 });
 
 t.test('every CSV fixture is read with its rows (none from preambles or trailers)', async (t) => {
-  const expected: Record<string, number> = { 'dkb-de.csv': 3, 'banque-fr.csv': 3, 'ing-nl.csv': 3, 'paypal-de.csv': 3, 'chase-us.csv': 3, 'postfinance-ch.csv': 2, 'banco-es.csv': 2, 'banco-pt.csv': 2, 'headerless.csv': 3 };
+  const expected: Record<string, number> = { 'commerzbank-de.csv': 5, 'vr-bank-de.csv': 4, 'credit-mutuel-fr.csv': 4, 'paypal-en.csv': 3, 'dkb-de.csv': 3, 'banque-fr.csv': 3, 'ing-nl.csv': 3, 'paypal-de.csv': 3, 'chase-us.csv': 3, 'postfinance-ch.csv': 2, 'banco-es.csv': 2, 'banco-pt.csv': 2, 'headerless.csv': 3 };
   for (const [name, total] of Object.entries(expected)) {
     const session = await analysed(name);
     t.match(session, { status: 'ready', total_suggestions: total, processor: 'csv' }, name);
     t.ok(session.suggestions.every((s: { date: string | null; amount: number | null }) => s.date !== null && s.amount !== null), `${name}: every row has a date and an amount`);
   }
+});
+
+type Suggestion = { index: number; amount: number; type: string | null; fee: number | null; currency: string | null; wallet_name: string | null; wallet_id: number | null; duplicate: object | null; not_importable_reason: string | null };
+
+t.test('the holder\'s account column or the export\'s source names the wallet: accept_all imports every row but the lines of amount 0, and the next upload matches the same wallet, every row a duplicate', async (t) => {
+  const cases = [
+    // German headers: "IBAN Kontoinhaber" (UTF-8 with BOM), "IBAN Auftragskonto" beside "IBAN Zahlungsbeteiligter" (Windows-1252)
+    { file: 'commerzbank-de.csv', wallets: { EUR: 'DE27100777770209299700' }, notices: [/notice with amount 0/], fees: [] },
+    { file: 'vr-bank-de.csv', wallets: { EUR: 'DE75512108001245126199' }, notices: [/closing notice/], fees: [] },
+    // French: the account number in "Compte", after a preamble; no currency column (the user's default currency, USD)
+    { file: 'credit-mutuel-fr.csv', wallets: { USD: '10278 06010 00020512345 17' }, notices: [/closing notice/], fees: [] },
+    // PayPal names no account: its wallets are named after it, one per currency; Gebühr/Fee become the rows' fees
+    { file: 'paypal-de.csv', wallets: { EUR: 'PayPal', USD: 'PayPal' }, notices: [], fees: [15.03] },
+    { file: 'paypal-en.csv', wallets: { USD: 'PayPal' }, notices: [], fees: [35.1] },
+  ];
+  for (const { file, wallets, notices, fees } of cases) {
+    const user = await api.newUser();
+    const session = await analysed(file, fixture(file), user.token);
+    const suggestions: Suggestion[] = session.suggestions;
+    const zeros = suggestions.filter((s) => s.not_importable_reason !== null);
+    t.same(new Set(suggestions.map((s) => s.wallet_name)), new Set(Object.values(wallets)), `${file}: every row names the statement's wallet`);
+    t.equal(session.not_importable_count, notices.length, `${file}: lines of amount 0 counted apart`);
+    t.match(zeros, notices.map((reason) => ({ amount: 0, type: null, not_importable_reason: reason })), `${file}: each with its reason`);
+    t.same(suggestions.flatMap((s) => (s.fee === null ? [] : [s.fee])), fees, `${file}: fees from their own column`);
+
+    const done = await confirmedWhole(session.id, user.token);
+    const importable = suggestions.length - zeros.length;
+    t.match(done.metadata.confirm, { state: 'done', created_count: importable, failed_count: 0, skipped_count: 0, not_importable_count: zeros.length }, `${file}: nothing fails`);
+    t.ok(done.suggestions.filter((s: { not_importable_reason: string | null }) => s.not_importable_reason).every((s: { status: string }) => s.status === 'pending'), `${file}: lines of amount 0 stay to be seen`);
+    const made = await api.db.selectFrom('wallets').select(['id', 'name', 'currency']).where('user_id', '=', user.user.id).where('name', '!=', 'Main Wallet').orderBy('id').execute();
+    t.same(Object.fromEntries(made.map((w) => [w.currency, w.name])), wallets, `${file}: one wallet per account and currency`);
+    const stored = await api.db.selectFrom('transactions').select(['wallet_id', 'type', 'amount', 'description']).where('user_id', '=', user.user.id).orderBy('id').execute();
+    t.equal(stored.length, importable + fees.length, `${file}: a transaction per row and per fee`);
+    t.same(stored.filter((tx) => tx.description === 'Transaction fee').map((tx) => Number(tx.amount)), fees, `${file}: each fee an expense of its own`);
+    t.ok(stored.every((tx) => made.some((w) => w.id === tx.wallet_id)), `${file}: all in the statement's wallets`);
+    t.same(await walletsOffLedger(api, user.user.id), [], `${file}: balances equal the ledger`);
+
+    const again = await analysed(file, fixture(file), user.token);
+    const rows: Suggestion[] = again.suggestions.filter((s: Suggestion) => s.not_importable_reason === null);
+    t.ok(rows.every((s) => s.duplicate !== null), `${file}: every row a duplicate the second time`);
+    t.ok(rows.every((s) => s.wallet_id === made.find((w) => w.currency === s.currency || Object.keys(wallets).length === 1)?.id), `${file}: the same wallet matched`);
+    const second = await confirmedWhole(again.id, user.token);
+    t.match(second.metadata.confirm, { created_count: 0, skipped_count: importable, failed_count: 0 });
+    t.equal((await api.db.selectFrom('wallets').select('id').where('user_id', '=', user.user.id).execute()).length, made.length + 1, `${file}: no second wallet`);
+  }
+});
+
+t.test('a counterparty\'s account column never names the wallet: an export naming none is the file\'s source', async (t) => {
+  // N26's "Account number" is the payee's: it varies, so it is no own account
+  const n26 = ['"Date","Payee","Account number","Transaction type","Payment reference","Amount (EUR)"', '"2026-03-02","Lidl","DE44500105175407324931","MasterCard Payment","","-23.10"', '"2026-03-04","Tom Baker","DE02120300000000202051","Credit Transfer","Rent share","400.00"'].join('\n');
+  const session = await analysed('n26_2026-03-31.csv', n26);
+  t.equal(session.csv_reading.mapping.wallet, null);
+  t.same(session.suggestions.map((s: Suggestion) => s.wallet_name), ['n26', 'n26'], 'named after the file, its date left out');
 });
 
 t.test('the column mapping can be corrected; the confirmed mapping is used for the next file with that header', async (t) => {

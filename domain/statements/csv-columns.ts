@@ -3,13 +3,18 @@
 // punctuation, with a fallback that infers a column's role from its values. An IBAN,
 // account, balance or reference column is never taken for an amount.
 
-export type ColumnRole = 'date' | 'amount' | 'debit' | 'credit' | 'marker' | 'description' | 'party' | 'currency' | 'reference' | 'wallet' | 'category';
+export type ColumnRole = 'date' | 'amount' | 'debit' | 'credit' | 'marker' | 'description' | 'party' | 'currency' | 'reference' | 'wallet' | 'category' | 'fee';
 
 /** The roles the reader uses and the session shows, in the order a mapping lists them. */
-export const COLUMN_ROLES: readonly ColumnRole[] = ['date', 'amount', 'debit', 'credit', 'marker', 'description', 'party', 'currency', 'reference', 'wallet', 'category'];
+export const COLUMN_ROLES: readonly ColumnRole[] = ['date', 'amount', 'debit', 'credit', 'marker', 'description', 'party', 'currency', 'reference', 'wallet', 'category', 'fee'];
 
-/** Columns that look numeric but are never money moved: accounts, balances, ids. */
-type IgnoredRole = 'account' | 'balance';
+/**
+ * Columns that look numeric but are never money moved: accounts, balances, ids. `own_account`:
+ * a name banks give the holder's own account as often as the counterparty's ("Kontonummer" is
+ * the payee's in one Sparkasse layout, "Account number" the payee's at N26), so the column is
+ * the wallet only when every row names the same account (see ownAccountColumn).
+ */
+export type IgnoredRole = 'account' | 'balance' | 'own_account';
 
 /** Header names per role, normalised (see headerKey), best first: the first column matching an earlier name wins. */
 const HEADER_NAMES: Record<ColumnRole | IgnoredRole, string[]> = {
@@ -35,24 +40,31 @@ const HEADER_NAMES: Record<ColumnRole | IgnoredRole, string[]> = {
     'memo', 'avisierungstext', 'details', 'narrative', 'purpose', 'transactiondetails', 'text', 'informationscomplementaires', 'remarks', 'notes',
   ],
   party: [
-    'payee', 'party', 'counterparty', 'name', 'merchant', 'beguenstigterzahlungspflichtiger', 'begunstigterzahlungspflichtiger',
+    'payee', 'party', 'counterparty', 'name', 'namezahlungsbeteiligter', 'merchant', 'beguenstigterzahlungspflichtiger', 'begunstigterzahlungspflichtiger',
     'auftraggeberempfaenger', 'auftraggeberempfanger', 'auftraggeberbegunstigter', 'auftraggeberbeguenstigter', 'empfaenger', 'empfanger', 'zahlungsempfaenger', 'zahlungsempfanger', 'zahlungsempfangerin', 'zahlungspflichtiger', 'glaubiger', 'nameempfaenger',
     'beneficiaire', 'tiers', 'nom', 'beneficiario', 'ordenante', 'beneficiarioordinante', 'naamomschrijving', 'naam', 'naamtegenpartij', 'tegenpartij', 'favorecido',
   ],
   currency: ['currency', 'waehrung', 'wahrung', 'devise', 'moneda', 'divisa', 'munt', 'moeda', 'curr', 'ccy'],
   reference: ['reference', 'referenz', 'kundenreferenz', 'mandatsreferenz', 'referencia', 'riferimento', 'referentie', 'transactionid', 'transaktionscode', 'fitid', 'id'],
   // the statement's own account (its IBAN names the wallet) or the wallet's name
-  wallet: ['wallet', 'account', 'accountname', 'auftragskonto', 'ibanauftragskonto', 'rekening', 'konto'],
+  wallet: [
+    'wallet', 'account', 'accountname', 'auftragskonto', 'ibanauftragskonto', 'ibankontoinhaber', 'kontoinhaberiban', 'eigenekontonummer', 'eigeneiban',
+    'eigeneskonto', 'meinkonto', 'ibanducompte', 'moncompte', 'accountiban', 'ownaccount', 'rekening', 'konto', 'cuentapropia', 'contoordinante',
+  ],
   category: ['category', 'kategorie', 'categorie', 'categoria', 'rubrik', 'rubrique'],
+  // a fee charged on the entry beside its gross amount (PayPal's Gebühr/Fee, Revolut's Fee)
+  fee: ['fee', 'fees', 'gebuhr', 'gebuehr', 'gebuhren', 'gebuehren', 'frais', 'comision', 'commissione', 'commissioni'],
   // the counterparty's account: never an amount, never the wallet
   account: [
-    'iban', 'accountnumber', 'kontonummer', 'kontonummeriban', 'ibanzahlungsbeteiligter',
-    'tegenrekening', 'tegenrekeningibanbban', 'numerodecompte', 'compte', 'cuenta', 'conto', 'conta', 'bic', 'swift', 'blz', 'bankleitzahl',
+    'iban', 'kontonummeriban', 'ibanzahlungsbeteiligter', 'ibanzahlungsempfanger', 'zahlungsempfangeriban', 'empfangeriban', 'ibanempfanger',
+    'ibanauftraggeber', 'auftraggeberiban', 'ibanbegunstigter', 'gegenkonto', 'ibangegenkonto', 'ibandutiers', 'ibanbeneficiaire', 'counterpartyiban', 'payeeiban',
+    'tegenrekening', 'tegenrekeningibanbban', 'cuenta', 'conto', 'conta', 'bic', 'swift', 'blz', 'bankleitzahl',
   ],
-  balance: ['balance', 'saldo', 'kontostand', 'solde', 'saldonamutatie', 'runningbalance', 'saldoapos', 'saldodisponible'],
+  own_account: ['kontonummer', 'accountnumber', 'accountnum', 'compte', 'numerodecompte', 'numerocompte'],
+  balance: ['balance', 'saldo', 'guthaben', 'kontostand', 'solde', 'saldonamutatie', 'runningbalance', 'saldoapos', 'saldodisponible'],
 };
 
-const ROLE_ORDER: Array<ColumnRole | IgnoredRole> = ['account', 'balance', ...COLUMN_ROLES];
+const ROLE_ORDER: Array<ColumnRole | IgnoredRole> = ['account', 'balance', 'own_account', ...COLUMN_ROLES];
 
 /** Lower case, accents and punctuation gone, a trailing currency unit dropped ("Betrag (EUR)" → "betrag"). */
 export function headerKey(name: string): string {
@@ -92,7 +104,7 @@ export function headerRole(name: string): { role: ColumnRole | IgnoredRole; rank
 
 export type ColumnMapping = Record<ColumnRole, number | null>;
 
-export const emptyMapping = (): ColumnMapping => ({ date: null, amount: null, debit: null, credit: null, marker: null, description: null, party: null, currency: null, reference: null, wallet: null, category: null });
+export const emptyMapping = (): ColumnMapping => ({ date: null, amount: null, debit: null, credit: null, marker: null, description: null, party: null, currency: null, reference: null, wallet: null, category: null, fee: null });
 
 /** The mapping a header row names, best-ranked column per role; null when it has no date or no amount column. */
 export function mappingFromHeader(header: string[]): ColumnMapping | null {
@@ -100,7 +112,7 @@ export function mappingFromHeader(header: string[]): ColumnMapping | null {
   const ranks = new Map<ColumnRole, number>();
   header.forEach((name, column) => {
     const found = headerRole(name);
-    if (!found || found.role === 'account' || found.role === 'balance') return;
+    if (!found || found.role === 'account' || found.role === 'balance' || found.role === 'own_account') return;
     const role = found.role;
     if (mapping[role] === null || found.rank < ranks.get(role)!) {
       mapping[role] = column;
@@ -110,6 +122,33 @@ export function mappingFromHeader(header: string[]): ColumnMapping | null {
   if (mapping.date === null) return null;
   if (mapping.amount === null && mapping.debit === null && mapping.credit === null) return null;
   return mapping;
+}
+
+/**
+ * The holder's account among the columns named so ambiguously (own_account): the first whose
+ * rows all name one account, or null. `rows` are a sample of the rows after the header.
+ */
+export function ownAccountColumn(header: string[], rows: string[][]): number | null {
+  for (const [column, name] of header.entries()) {
+    if (headerRole(name)?.role !== 'own_account') continue;
+    const values = new Set(rows.map((row) => (row[column] ?? '').replace(/\s/g, '')).filter((value) => value !== ''));
+    if (values.size === 1) return column;
+  }
+  return null;
+}
+
+/** Exports that name no account of their own, known by their columns: the wallet is named after them. */
+const EXPORT_SOURCES: Array<{ name: string; names: string[][] }> = [
+  // Datum, Uhrzeit, Zeitzone, Name, Typ, Status, Währung, Brutto, Gebühr, Netto, ... (or Date, Time, TimeZone, ... Gross, Fee, Net)
+  { name: 'PayPal', names: [['zeitzone', 'timezone', 'fuseauhoraire'], ['brutto', 'gross', 'avantcommission', 'montantbrut']] },
+  { name: 'Revolut', names: [['starteddate'], ['completeddate'], ['product']] },
+  { name: 'Wise', names: [['transferwiseid']] },
+];
+
+/** The provider an export comes from, recognised by its header's names (see headerKey), or null. */
+export function exportSource(headerKeys: string[]): string | null {
+  const keys = new Set(headerKeys);
+  return EXPORT_SOURCES.find((source) => source.names.every((anyOf) => anyOf.some((key) => keys.has(key))))?.name ?? null;
 }
 
 /** How many of a row's cells are known header names: the header row is the row with the most. */

@@ -7,7 +7,7 @@
 import { parse } from 'csv-parse/sync';
 import { CsvReadError, MAX_IMPORT_ROWS, parseImportDate } from '../import-rows.js';
 import type { Decimal } from '../money.js';
-import { COLUMN_ROLES, emptyMapping, headerCurrency, headerKey, headerScore, ibanIn, looksLikeAccount, looksLikeAmount, mappingFromHeader, markerOut, type ColumnMapping } from './csv-columns.js';
+import { COLUMN_ROLES, emptyMapping, exportSource, headerCurrency, headerKey, headerScore, ibanIn, looksLikeAccount, looksLikeAmount, mappingFromHeader, markerOut, ownAccountColumn, type ColumnMapping } from './csv-columns.js';
 import { dateFormatLabel, DateFormatInference, DecimalSeparatorVotes, inferDateFormat, looksLikeDate, parseDateFormatLabel, readAmount, readDate, type DateFormat, type DecimalSeparator } from './csv-values.js';
 import { blankDraft, keptAmount, warn, type SuggestionDraft } from './suggestions.js';
 import type { DecodedText, TextEncoding } from './text-encoding.js';
@@ -29,6 +29,8 @@ export interface CsvReading {
   skipped_rows: number;
   account: string | null;
   currency: string | null;
+  /** The provider the export comes from when its columns say so (PayPal, ...), else null. */
+  source: string | null;
   /** The header's normalised names: a mapping is remembered per signature. */
   header_signature: string | null;
 }
@@ -138,7 +140,9 @@ export class BankCsvSurvey {
 
   /** The plan, or undefined for the project's own layout; throws CsvReadError when no date and amount columns are found. */
   finish(encoding: { encoding: TextEncoding; bom: boolean }, delimiter: CsvDelimiter): BankCsvPlan | undefined {
-    if (this.records === 0) return { reading: emptyReading(encoding, delimiter), bodyStart: 0, bodyRows: 0, context: { mapping: emptyMapping(), dateFormat: undefined, separator: '.', fileCurrency: null, account: null, width: null } };
+    if (this.records === 0) {
+      return { reading: emptyReading(encoding, delimiter), bodyStart: 0, bodyRows: 0, context: { mapping: emptyMapping(), dateFormat: undefined, separator: '.', fileCurrency: null, account: null, sourceWallet: null, width: null } };
+    }
     if (this.decided === undefined) this.decide();
     const decided = this.decided!;
     if (decided.project) return undefined;
@@ -162,9 +166,10 @@ export class BankCsvSurvey {
       skipped_rows: bodyStart,
       account,
       currency: fileCurrency,
+      source: header ? exportSource(header.map(headerKey)) : null,
       header_signature: header ? header.map(headerKey).join('|') : null,
     };
-    return { reading, bodyStart, bodyRows: this.records - bodyStart, context: { mapping, dateFormat, separator, fileCurrency, account, width: header?.length ?? null } };
+    return { reading, bodyStart, bodyRows: this.records - bodyStart, context: { mapping, dateFormat, separator, fileCurrency, account, sourceWallet: null, width: header?.length ?? null } };
   }
 
   private decide(): void {
@@ -178,6 +183,7 @@ export class BankCsvSurvey {
     const body = headerIndex === null ? records : records.slice(headerIndex + 1);
     const inferred = header ? mappingFromHeader(header)! : mappingFromValues(body);
     if (!inferred) throw new CsvReadError('No header row with a date and an amount column was found, and no column holds dates and amounts.');
+    if (header && inferred.wallet === null) inferred.wallet = ownAccountColumn(header, body);
     const width = Math.max(...records.map((r) => r.length));
     const mapping = applyMapping(inferred, this.override.mapping, width);
     if (mapping.date === null || (mapping.amount === null && mapping.debit === null && mapping.credit === null)) {
@@ -210,7 +216,7 @@ function isProjectHeader(keys: string[]): boolean {
 }
 
 function emptyReading(decoded: { encoding: TextEncoding; bom: boolean }, delimiter: CsvDelimiter): CsvReading {
-  return { encoding: decoded.encoding, bom: decoded.bom, delimiter, header_row: null, columns: [], mapping: emptyMapping(), date_format: null, decimal_separator: '.', skipped_rows: 0, account: null, currency: null, header_signature: null };
+  return { encoding: decoded.encoding, bom: decoded.bom, delimiter, header_row: null, columns: [], mapping: emptyMapping(), date_format: null, decimal_separator: '.', skipped_rows: 0, account: null, currency: null, source: null, header_signature: null };
 }
 
 /** The record among the first ones naming the most known columns, with a date and an amount column. */
@@ -271,6 +277,8 @@ export interface RowContext {
   separator: DecimalSeparator;
   fileCurrency: string | null;
   account: string | null;
+  /** The wallet of rows that name no account: set by the caller (see withSourceWallet), else null. */
+  sourceWallet: string | null;
   /** The header's width: a row as wide with an amount is a transaction even with a bad date. */
   width: number | null;
 }
@@ -303,9 +311,35 @@ function rowDraft(record: string[], ctx: RowContext): SuggestionDraft | undefine
   draft.description = cell(mapping.description).replace(/\s+/g, ' ') || draft.party;
   draft.reference = cell(mapping.reference) || null;
   const wallet = cell(mapping.wallet);
-  draft.wallet = (wallet && (ibanIn(wallet) ?? wallet)) || ctx.account;
+  draft.wallet = (wallet && (ibanIn(wallet) ?? wallet)) || ctx.account || ctx.sourceWallet;
   draft.category = cell(mapping.category) || null;
+  draft.fee = feeOf(draft, cell(mapping.fee), ctx.separator);
   return draft;
+}
+
+/** A fee in its own column (PayPal's Gebühr, signed like the amount): positive, null when none or zero. */
+function feeOf(draft: SuggestionDraft, text: string, separator: DecimalSeparator): string | null {
+  if (text === '') return null;
+  const fee = readAmount(text, separator);
+  if (!fee) {
+    warn(draft, `The fee "${text}" could not be read.`);
+    return null;
+  }
+  return fee.isZero() ? null : keptAmount(draft, fee.abs(), 'fee');
+}
+
+/**
+ * The plan with a wallet for the rows that name no account: the provider the export comes
+ * from, else the file's name without its extension and dates ("Umsaetze_2026-03-31.csv" →
+ * "Umsaetze"), so the next export of the same source lands in the same wallet.
+ */
+export function withSourceWallet(plan: BankCsvPlan, fileName: string): BankCsvPlan {
+  const fromFile = fileName
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .replace(/\d{4}[-_.]?\d{2}[-_.]?\d{2}|\d{2}[-_.]\d{2}[-_.]\d{2,4}|\(\d+\)/g, ' ')
+    .replace(/[\s_.-]+/g, ' ')
+    .trim();
+  return { ...plan, context: { ...plan.context, sourceWallet: plan.reading.source ?? (fromFile || 'Imported statement') } };
 }
 
 type SignedAmount = { kind: 'read'; value: Decimal } | { kind: 'unread'; message: string };

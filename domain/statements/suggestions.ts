@@ -79,6 +79,18 @@ export function keptAmount(draft: SuggestionDraft, amount: Decimal, what = 'amou
   return null;
 }
 
+/** A bank's closing of the period ("Rechnungsabschluss ... Saldo nach Abschluss", "Arrêté de compte"). */
+const CLOSING_NOTICE = /abschluss|saldo nach|arr[eê]t[eé] (de|des) compte|cl[oô]ture|closing|afsluiting|liquidaci[oó]n|chiusura/i;
+
+/**
+ * Why a line is not a transaction to import, or null when it is one: a line of amount 0 moves
+ * no money; banks print their notices so (the period's closing, new terms, an information).
+ */
+export function notImportableReason(amount: string | null, description: string | null): string | null {
+  if (amount === null || !new Decimal(amount).isZero()) return null;
+  return CLOSING_NOTICE.test(description ?? '') ? 'A closing notice of the account (amount 0), not a transaction.' : 'A notice with amount 0, not a transaction.';
+}
+
 /** Rows of a CSV file (read like POST /v1/import); CsvReadError when it is not CSV at all. */
 export function draftsFromCsv(text: string): SuggestionDraft[] {
   return readCsvRows(text).map(({ values, raw }) => {

@@ -10,7 +10,7 @@ import { duplicateCandidates, recordsOf } from '../../db/import-matching.js';
 import { clearSuggestions, insertSuggestions, markSessionReady, type CheckedSuggestion, type ImportSessionRow } from '../../db/import-sessions.js';
 import type { Database, JsonObject } from '../../db/schema.js';
 import { CsvReadError } from '../../domain/import-rows.js';
-import { readBankCsv, type BankCsvPlan, type CsvReadingOverride } from '../../domain/statements/csv-statement.js';
+import { readBankCsv, withSourceWallet, type BankCsvPlan, type CsvReadingOverride } from '../../domain/statements/csv-statement.js';
 import { csvDataRows, headerSignatureOf, openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../../domain/statements/csv-stream.js';
 import { findDuplicate, matchRecords, NEAR_DAYS, type MatchedDraft, type UserRecords } from '../../domain/statements/matching.js';
 import { draftsFromCsv, type SuggestionDraft } from '../../domain/statements/suggestions.js';
@@ -84,9 +84,10 @@ export interface SurveyedCsv {
 /**
  * The upload surveyed as a stream with the override given, else the mapping the user last
  * confirmed for its header; undefined when it is in the project's own layout (readCsvUpload
- * reads that).
+ * reads that). Rows that name no account get a wallet named after the export's source (the
+ * provider, else `fileName`).
  */
-export async function surveyBankUpload(db: Kysely<Database>, userId: number, data: Uint8Array, override?: CsvReadingOverride): Promise<SurveyedCsv | undefined> {
+export async function surveyBankUpload(db: Kysely<Database>, userId: number, data: Uint8Array, fileName: string, override?: CsvReadingOverride): Promise<SurveyedCsv | undefined> {
   const file = openCsvFile(data);
   let reading = override;
   if (!reading) {
@@ -95,7 +96,9 @@ export async function surveyBankUpload(db: Kysely<Database>, userId: number, dat
     reading = (signature && (await rememberedMapping(db, userId, signature))) || undefined;
   }
   const layout = await surveyCsvFile(file, reading);
-  return layout.kind === 'bank' ? { file, layout, plan: layout.plan } : undefined;
+  if (layout.kind !== 'bank') return undefined;
+  const plan = withSourceWallet(layout.plan, fileName);
+  return { file, layout: { ...layout, plan }, plan };
 }
 
 /**

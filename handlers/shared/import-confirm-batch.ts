@@ -9,12 +9,12 @@
 import { sql, type Transaction } from 'kysely';
 import { markBatchFailed, markBatchImported } from '../../db/import-confirm-runs.js';
 import type { ImportSuggestionRow } from '../../db/import-sessions.js';
-import { findOrCreateNamedWallet } from '../../db/import-wallets.js';
 import type { Database } from '../../db/schema.js';
 import { findLive, liveIds, type SyncedTable } from '../../db/sync.js';
 import { Decimal } from '../../domain/money.js';
+import { notImportableReason } from '../../domain/statements/suggestions.js';
 import { importEntries } from './import-batch.js';
-import { confirmItemInBatch, STATEMENT_SOURCES, type ConfirmContext, type ConfirmItem, type ItemOutcome } from './import-confirm.js';
+import { confirmItemInBatch, findOrCreateStatementWallet, STATEMENT_SOURCES, type ConfirmContext, type ConfirmItem, type ItemOutcome } from './import-confirm.js';
 import { rejectionReason, RowRejected, type ImportedEntry } from './import-entries.js';
 
 /** Suggestions per database transaction of a whole-session confirm. */
@@ -24,12 +24,14 @@ export interface BatchCounts {
   created: number;
   already_imported: number;
   skipped: number;
+  /** Lines of amount 0 left out: no transaction (an item naming one with an amount imports it). */
+  not_importable: number;
   failed: number;
 }
 
 /** Imports the batch's suggestions; returns what became of them. Unexpected database errors are thrown. */
 export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: ConfirmContext, suggestions: ImportSuggestionRow[], items: Map<number, ConfirmItem>): Promise<BatchCounts> {
-  const counts: BatchCounts = { created: 0, already_imported: 0, skipped: 0, failed: 0 };
+  const counts: BatchCounts = { created: 0, already_imported: 0, skipped: 0, not_importable: 0, failed: 0 };
   const tally = (status: ItemOutcome['status']) => {
     if (status === 'created') counts.created++;
     else if (status === 'already_imported') counts.already_imported++;
@@ -41,6 +43,7 @@ export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: Co
     const item = items.get(suggestion.suggestion_index);
     if (suggestion.status === 'confirmed') tally('already_imported');
     else if (suggestion.duplicate !== null && item?.accept_duplicate !== true) tally('skipped_duplicate');
+    else if (!item && notImportableReason(suggestion.amount, suggestion.description) !== null) counts.not_importable++;
     else if (item || (suggestion.fee !== null && new Decimal(suggestion.fee).greaterThan(0))) tally((await confirmItemInBatch(trx, ctx, item ?? { index: suggestion.suggestion_index })).status);
     else plain.push(suggestion);
   }
@@ -149,16 +152,12 @@ class Resolver {
     const matched = await this.live('wallets', suggestion.wallet_id);
     if (matched !== null) return matched;
     const { ctx } = this;
-    if (!(ctx.request.auto_create_wallets && suggestion.wallet && suggestion.currency)) {
+    if (!(ctx.request.auto_create_wallets && suggestion.wallet)) {
       throw new RowRejected(suggestion.wallet_id !== null ? 'The matched wallet was deleted: select a wallet.' : 'A wallet must be selected or auto-created.');
     }
     const { wallet: name, currency } = suggestion;
     const key = JSON.stringify([name, currency]);
-    if (!this.wallets.has(key)) {
-      const statement = ctx.balances.find((b) => b.account === name && b.opening_balance !== null);
-      const opening = statement && { type: statement.kind === 'credit_card' ? ('credit_card' as const) : ('bank' as const), balance: statement.opening_balance! };
-      this.wallets.set(key, findOrCreateNamedWallet(this.trx, ctx.userId, name, currency, currency, ctx.now, opening).then((wallet) => wallet.id));
-    }
+    if (!this.wallets.has(key)) this.wallets.set(key, findOrCreateStatementWallet(this.trx, ctx, name, currency).then((wallet) => wallet.id));
     return this.wallets.get(key)!;
   }
 }

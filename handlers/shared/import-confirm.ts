@@ -15,6 +15,7 @@ import { findLive, missingLiveIds, type SyncedTable } from '../../db/sync.js';
 import { Decimal, exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
 import type { components } from '../../generated/api.js';
 import { validationFailed, type FieldErrors } from '../../server/errors.js';
+import { targetCurrency } from '../statistics.js';
 import { csvReadingOf, statementBalancesOf, type StatementBalance } from '../views/import-session.js';
 import { importDayStart, rejectionReason } from './import-entries.js';
 import { createTransactionEntry } from './transaction-writes.js';
@@ -186,12 +187,21 @@ async function walletFor(trx: Transaction<Database>, ctx: ConfirmContext, item: 
   if (item.wallet_id != null) return item.wallet_id;
   const matched = await liveOrNull(trx, 'wallets', ctx.userId, suggestion.wallet_id);
   if (matched !== null) return matched;
-  if (ctx.request.auto_create_wallets && suggestion.wallet && suggestion.currency) {
-    const statement = ctx.balances.find((b) => b.account === suggestion.wallet && b.opening_balance !== null);
-    const opening = statement && { type: statement.kind === 'credit_card' ? ('credit_card' as const) : ('bank' as const), balance: statement.opening_balance! };
-    return (await findOrCreateNamedWallet(trx, ctx.userId, suggestion.wallet, suggestion.currency, suggestion.currency, ctx.now, opening)).id;
+  if (ctx.request.auto_create_wallets && suggestion.wallet) {
+    return (await findOrCreateStatementWallet(trx, ctx, suggestion.wallet, suggestion.currency)).id;
   }
   throw new ItemFailure(suggestion.wallet_id !== null ? 'The matched wallet was deleted: select a wallet.' : 'A wallet must be selected or auto-created.');
+}
+
+/**
+ * The wallet a statement's rows name, found by name (and currency), else created: in the rows'
+ * currency, or the user's default currency when the file states none (a French export has no
+ * currency column); a statement's account opens at its stated balance.
+ */
+export async function findOrCreateStatementWallet(trx: Transaction<Database>, ctx: ConfirmContext, name: string, currency: string | null) {
+  const statement = ctx.balances.find((b) => b.account === name && b.opening_balance !== null);
+  const opening = statement && { type: statement.kind === 'credit_card' ? ('credit_card' as const) : ('bank' as const), balance: statement.opening_balance! };
+  return findOrCreateNamedWallet(trx, ctx.userId, name, currency, currency ?? (await targetCurrency(trx, ctx.userId)), ctx.now, opening);
 }
 
 async function liveOrNull(trx: Transaction<Database>, table: SyncedTable, userId: number, id: number | null): Promise<number | null> {

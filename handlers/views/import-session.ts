@@ -4,6 +4,7 @@ import type { components } from '../../generated/api.js';
 import { confirmRunOf } from '../../db/import-confirm-runs.js';
 import type { ImportSessionRow, ImportSuggestionRow, SuggestionCounts } from '../../db/import-sessions.js';
 import { moneyToJson } from '../../domain/money.js';
+import { notImportableReason } from '../../domain/statements/suggestions.js';
 import type { CsvReading } from '../../domain/statements/csv-statement.js';
 import type { AccountBalances } from '../../domain/statements/statement-line.js';
 
@@ -59,12 +60,15 @@ export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionVi
     status: row.status === 'confirmed' ? 'imported' : row.status,
     transaction_id: row.transaction_id,
     error: row.error,
+    not_importable_reason: notImportableReason(row.amount, row.description),
   };
 }
 
 /** The session with the suggestions given (all, or the range asked for) and the counts of all of them. */
 export function toImportSession(row: ImportSessionRow, suggestions: ImportSuggestionRow[], all: SuggestionCounts): ImportSessionView {
-  const counts = { total_suggestions: all.total, duplicates_found: all.duplicates };
+  // counted once as analysis ends (markSessionReady)
+  const notImportable = (row.metadata as { not_importable_count?: number } | null)?.not_importable_count ?? 0;
+  const counts = { total_suggestions: all.total, duplicates_found: all.duplicates, not_importable_count: notImportable };
   return {
     id: row.id,
     user_id: row.user_id,
@@ -87,13 +91,15 @@ export function toImportSession(row: ImportSessionRow, suggestions: ImportSugges
 }
 
 /** The reference's `metadata`: the counts once analysed (with a whole-session confirm's progress), the error when analysis failed. */
-function referenceMetadata(row: ImportSessionRow, counts: { total_suggestions: number; duplicates_found: number }): ImportSessionView['metadata'] {
+function referenceMetadata(row: ImportSessionRow, counts: { total_suggestions: number; duplicates_found: number; not_importable_count: number }): ImportSessionView['metadata'] {
   if (row.status === 'failed') return { error: row.error ?? 'Analysis failed' };
   if (row.status !== 'ready' && row.status !== 'confirmed') return null;
   const run = confirmRunOf(row);
   if (!run) return counts;
   const { state, total, processed, created_count, already_imported_count, skipped_count, failed_count, started_at, finished_at } = run;
-  return { ...counts, confirm: { state, total, processed, created_count, already_imported_count, skipped_count, failed_count, started_at, finished_at } };
+  // a run started before lines of amount 0 were left out counted none
+  const not_importable_count = run.not_importable_count ?? 0;
+  return { ...counts, confirm: { state, total, processed, created_count, already_imported_count, skipped_count, not_importable_count, failed_count, started_at, finished_at } };
 }
 
 /** How the session's CSV file was read (analysis keeps it in the metadata), or null. */

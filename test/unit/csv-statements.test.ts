@@ -3,7 +3,9 @@
 // fool a naive reader (IBANs, preamble and trailer lines, mixed separators) read correctly.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { exportSource, headerRole, ownAccountColumn } from '../../domain/statements/csv-columns.js';
 import { readBankCsv } from '../../domain/statements/csv-statement.js';
+import { notImportableReason } from '../../domain/statements/suggestions.js';
 import { inferDateFormat, inferDecimalSeparator, readAmount } from '../../domain/statements/csv-values.js';
 import { decodeStatementText, looksBinary } from '../../domain/statements/text-encoding.js';
 
@@ -86,4 +88,25 @@ t.test('values: amounts in every convention, dates by column, binary text', asyn
   t.match(inferDateFormat(['2026-03-04 14:05', '2026-03-05T10:00:00Z']), { order: 'ymd' });
   t.ok(looksBinary('\u0001\u0002\u0003PK\u0000'));
   t.notOk(looksBinary('Datum;Betrag\n01.02.2026;1,00\n'));
+});
+
+t.test('the holder\'s own account column is the wallet; a counterparty\'s account column never is', async (t) => {
+  const own = ['IBAN Kontoinhaber', 'IBAN Auftragskonto', 'Auftragskonto', 'Eigene Kontonummer', 'IBAN du compte', 'Account'];
+  const theirs = ['IBAN Zahlungsbeteiligter', 'Empfänger IBAN', 'Kontonummer/IBAN', 'Tegenrekening', 'IBAN'];
+  for (const name of own) t.equal(headerRole(name)?.role, 'wallet', name);
+  for (const name of theirs) t.equal(headerRole(name)?.role, 'account', name);
+  // named either way by banks: the wallet only when every row names one account
+  const header = ['Date', 'Kontonummer', 'Amount'];
+  t.equal(ownAccountColumn(header, [['2026-03-01', '1234567890', '-5'], ['2026-03-02', '1234 567890', '7']]), 1, 'one account on every row');
+  t.equal(ownAccountColumn(header, [['2026-03-01', '1234567890', '-5'], ['2026-03-02', '9876543210', '7']]), null, 'a payee\'s account per row');
+  t.equal(exportSource(['datum', 'uhrzeit', 'zeitzone', 'name', 'brutto', 'gebuhr', 'netto']), 'PayPal');
+  t.equal(exportSource(['buchungstag', 'betrag']), null);
+});
+
+t.test('a fee column becomes the row\'s fee; lines of amount 0 are notices, not transactions', async (t) => {
+  t.same(read('paypal-de.csv').drafts.map((d) => d.fee), [null, '15.03', null], 'Gebühr 0,00 is no fee; -15,03 is one');
+  const vr = read('vr-bank-de.csv').drafts;
+  t.same(vr.map((d) => notImportableReason(d.amount, d.description)), [null, null, 'A closing notice of the account (amount 0), not a transaction.', null]);
+  t.equal(notImportableReason('0', 'Neue Preis- und Leistungsbedingungen'), 'A notice with amount 0, not a transaction.');
+  t.equal(notImportableReason(null, null), null, 'an unreadable amount is a failure to fix, not a notice');
 });
