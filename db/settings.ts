@@ -19,3 +19,13 @@ export async function settingsOf(db: Kysely<Database>, userId: number, keys: str
     .execute();
   return new Map(rows.map((row) => [row.key, row.value]));
 }
+
+const CURRENCY_CODE = /^[A-Za-z]{3}$/;
+
+/** A `default-currency` value as a currency code, USD when unset or not a code. */
+export const currencyOf = (value: unknown): string => (typeof value === 'string' && CURRENCY_CODE.test(value.trim()) ? value.trim().toUpperCase() : 'USD');
+
+/** The user's configuration `default-currency`, else USD. */
+export async function targetCurrency(db: Kysely<Database>, userId: number): Promise<string> {
+  return currencyOf(await settingOf(db, userId, 'default-currency'));
+}

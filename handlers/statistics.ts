@@ -1,9 +1,7 @@
 // Statistics: GET /stats. The range and filters are checked here, the sums come from SQL
 // (db/statistics.ts), and views/statistics.ts converts them into the user's currency and
 // shapes each section. Only the queries the requested section needs are run.
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { settingOf } from '../db/settings.js';
+import { currencyOf } from '../db/settings.js';
 import type { ReadManualRates } from '../db/services.js';
 import * as sums from '../db/statistics.js';
 import { dailyDigestRead, rawDailyDigestRead, type DailyDigest } from '../db/statistics-daily.js';
@@ -17,16 +15,6 @@ import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import * as view from './views/statistics.js';
 
 type Section = 'overview' | 'activity' | 'comparisons' | 'categories' | 'parties' | 'cashflow' | 'position';
-
-const CURRENCY_CODE = /^[A-Za-z]{3}$/;
-
-/** A configuration `default-currency` value as a currency code, else USD. */
-const currencyOf = (value: unknown) => (typeof value === 'string' && CURRENCY_CODE.test(value.trim()) ? value.trim().toUpperCase() : 'USD');
-
-/** The user's configuration `default-currency`, else USD. */
-export async function targetCurrency(db: Kysely<Database>, userId: number): Promise<string> {
-  return currencyOf(await settingOf(db, userId, 'default-currency'));
-}
 
 /** Rates from each currency into `target`; undefined for those with no known rate. `read`: the manual rates statsSetup read. */
 async function conversionRates(ctx: HandlerContext<'getStatistics'>, target: string, currencies: Set<string>, read: ReadManualRates) {

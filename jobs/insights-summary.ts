@@ -23,7 +23,7 @@ import { isTimeZone } from '../domain/configuration-keys.js';
 import { Decimal, moneyToJson } from '../domain/money.js';
 import { toWallClock } from '../domain/reminder-schedule.js';
 import { startOfDay } from '../domain/time-zone.js';
-import { targetCurrency } from '../handlers/statistics.js';
+import { targetCurrency } from '../db/settings.js';
 import { Converter } from '../handlers/views/statistics.js';
 import type { JobDefinition } from '../server/jobs.js';
 import { DELIVER_EMAILS_JOB } from '../db/job-names.js';

@@ -15,7 +15,7 @@ import { findLive, missingLiveIds, type SyncedTable } from '../../db/sync.js';
 import { Decimal, exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
 import type { components } from '../../generated/api.js';
 import { validationFailed, type FieldErrors } from '../../server/errors.js';
-import { targetCurrency } from '../statistics.js';
+import { targetCurrency } from '../../db/settings.js';
 import { csvReadingOf, statementBalancesOf, type StatementBalance } from '../views/import-session.js';
 import { importDayStart, rejectionReason } from './import-entries.js';
 import { createTransactionEntry } from './transaction-writes.js';
