@@ -71,7 +71,7 @@ t.test('Sparkasse CSV: read, confirmed into a new wallet, then uploaded again: e
 });
 
 t.test('every CSV fixture is read with its rows (none from preambles or trailers)', async (t) => {
-  const expected: Record<string, number> = { 'commerzbank-de.csv': 5, 'vr-bank-de.csv': 4, 'credit-mutuel-fr.csv': 4, 'paypal-en.csv': 3, 'dkb-de.csv': 3, 'banque-fr.csv': 3, 'ing-nl.csv': 3, 'paypal-de.csv': 3, 'chase-us.csv': 3, 'postfinance-ch.csv': 2, 'banco-es.csv': 2, 'banco-pt.csv': 2, 'headerless.csv': 3 };
+  const expected: Record<string, number> = { 'commerzbank-de.csv': 5, 'vr-bank-de.csv': 4, 'credit-mutuel-fr.csv': 4, 'paypal-en.csv': 3, 'dkb-de.csv': 3, 'banque-fr.csv': 3, 'ing-nl.csv': 3, 'paypal-de.csv': 3, 'chase-us.csv': 3, 'postfinance-ch.csv': 2, 'banco-es.csv': 2, 'banco-pt.csv': 2, 'headerless.csv': 3, 'n26-en.csv': 4 };
   for (const [name, total] of Object.entries(expected)) {
     const session = await analysed(name);
     t.match(session, { status: 'ready', total_suggestions: total, processor: 'csv' }, name);

@@ -146,8 +146,12 @@ export async function surveyCsvFile(file: CsvFile, override?: CsvReadingOverride
   }
   const projectRows = () => Math.max(0, records - (project?.hasHeader ? 1 : 0));
   const bodyLine = (start: number) => lines[start] ?? (lines.at(-1) ?? 0) + 1;
-  // a header naming a type column with no rows yet is the project's too
-  const typed = project !== undefined && project.columns.type >= 0 && (projectTypes > 0 || (project.hasHeader && sampledTypes === 0));
+  // The project's own export types its rows income, expense or ±transfer (a hand-edited file may
+  // have a bad one, reported as that row's error); a bank's "Transaction type" column has such a
+  // word only now and then among its own ("Income" beside "MasterCard Payment": N26), so the
+  // project's types must be most of those sampled. A header naming a type column with no rows
+  // yet is the project's too.
+  const typed = project !== undefined && project.columns.type >= 0 && (projectTypes * 2 > sampledTypes || (project.hasHeader && sampledTypes === 0));
   if (project && typed) return { kind: 'project', layout: project, rows: projectRows(), bodyLine: bodyLine(project.hasHeader ? 1 : 0) };
   let plan: BankCsvPlan | undefined;
   if (bankError === undefined) {
