@@ -1990,7 +1990,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the assistant and wait for the answer
-         * @description The reference web client's assistant call: one question, answered in the same response (no polling). It is a chat like any other: a new chat is started with the question and its reply, answered at once by the same engine as the background job (the configured language model, which may take up to `LLM_TIMEOUT` seconds, else the local engine), so it is listed by `GET /v1/ai/chats` and its proposed actions can be confirmed there. `data.answer` is the reply's text (Markdown); the answer is text, so `format_type` is `raw` and `results` is empty (the reference's shape for a general answer). A reply that fails is 503 with its error as the message. Accept-Language chooses the reply's language as for chats.
+         * @description The reference web client's assistant call: one question, answered in the same response (no polling). It is a chat like any other: a new chat is started with the question and its reply, answered at once by the same engine as the background job (the configured language model, which may take up to `LLM_TIMEOUT` seconds, else the local engine), so it is listed by `GET /v1/ai/chats` and its proposed actions can be confirmed there. `data.answer` is the reply in plain text, printed as it is (no Markdown marks); the figures of an answer to a question (balances, totals, budgets, transactions) are in `data.results`, laid out as `data.format_type` says (`raw` with no results for a text answer such as a proposed change). `answer_format: markdown` also returns the reply as Markdown in `data.answer_markdown`. A reply that fails is 503 with its error as the message. Accept-Language chooses the reply's language as for chats.
          */
         post: operations["askAssistant"];
         delete?: never;
@@ -4610,7 +4610,7 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description A message of a chat. The user's messages carry `content` and `files`; assistant replies are created `pending` and filled in by a background job (poll `GET /v1/ai/chats/{chat}`). A completed reply has `content` (markdown), and depending on `source`, `blocks` (agent answers), `format_type` + `rows` (data answers) and `actions` (changes the assistant proposes; nothing is written until they are confirmed). */
+        /** @description A message of a chat. The user's messages carry `content` and `files`; assistant replies are created `pending` and filled in by a background job (poll `GET /v1/ai/chats/{chat}`). A completed reply has `content` (plain text) and `content_markdown` (the same reply as Markdown), and depending on `source`, `blocks` (agent answers), `format_type` + `rows` (the figures of an answer to a question) and `actions` (changes the assistant proposes; nothing is written until they are confirmed). */
         ChatMessage: {
             id: number;
             /** @description The chat the message belongs to (the reference's name). */
@@ -4621,8 +4621,10 @@ export interface components {
             user_id: number | null;
             /** @enum {string} */
             role: "user" | "assistant";
-            /** @description The question, or the reply as markdown text; null while a reply is pending. */
+            /** @description The question, or the reply as plain text, printed as it is (no Markdown marks); null while a reply is pending. */
             content: string | null;
+            /** @description A completed reply as Markdown (the language model writes Markdown; `content` is the same text without its marks), for a client that renders Markdown. Null on user messages and unfinished replies. */
+            content_markdown: string | null;
             /**
              * @description Assistant replies only (null on user messages): `pending` (queued), `processing`, `completed` or `failed` (`error` says why, e.g. "AI service is currently unavailable. Please try again later.").
              * @enum {string|null}
@@ -4643,11 +4645,11 @@ export interface components {
             /** @enum {string|null} */
             format_hint: "scalar" | "pair" | "record" | "list" | "pair_list" | "table" | "raw" | null;
             /**
-             * @description Shape of `rows` for data answers; null otherwise.
+             * @description How `rows` are laid out (see `ChatFormatType`) when the reply answers a question with figures; null otherwise.
              * @enum {string|null}
              */
             format_type: "scalar" | "pair" | "record" | "list" | "pair_list" | "table" | "raw" | null;
-            /** @description Data answer records (empty otherwise). */
+            /** @description The figures of the answer (empty otherwise). */
             rows: components["schemas"]["ChatDataRow"][];
             /** @description Rendered answer blocks, in order (empty for user messages and plain answers). */
             blocks: components["schemas"]["ChatBlock"][];
@@ -4715,6 +4717,25 @@ export interface components {
         };
         AiHealthResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["AiHealth"];
+        };
+        /**
+         * @description How the rows of a data answer are laid out (the reference web client's renderings): `scalar` one figure, the first value of the one row (e.g. `[{total: 45}]`); `pair` the one row's first key and second value; `record` the one row's keys and values; `list` each row's first value; `pair_list` each row's first value as a label and its second as the figure (e.g. `[{category: "Food", total: 45}]`); `table` the rows under their keys (e.g. `[{wallet: "Checking", balance: 960, currency: "USD"}]`); `raw` rows as they are (a text answer has none).
+         * @enum {string}
+         */
+        ChatFormatType: "scalar" | "pair" | "record" | "list" | "pair_list" | "table" | "raw";
+        /** @description The answer of `POST /v1/ai/chat`, read from the chat reply it was stored as: `answer` is its `content`, `format_type` and `results` its `format_type` (`raw` when null) and `rows`, `answer_markdown` its `content_markdown`. */
+        AssistantAnswer: {
+            /** @description The reply in plain text (no Markdown marks), e.g. "You spent 45 EUR on Food from 2026-03-01 to 2026-03-17." */
+            answer: string;
+            /** @description The reply as Markdown; only when the request asked for `answer_format` `markdown`. */
+            answer_markdown?: string;
+            format_type: components["schemas"]["ChatFormatType"];
+            /** @description The figures of the answer, one flat row each (empty for a text answer). */
+            results: components["schemas"]["ChatDataRow"][];
+            /** @description The chat holding the question and this answer. */
+            chat_id: number;
+            /** @description The assistant message of the answer in that chat. */
+            message_id: number;
         };
         /**
          * @example {
@@ -8727,6 +8748,11 @@ export interface operations {
                     /** @description The question (not blank). */
                     message: string;
                     format_hint?: components["schemas"]["ChatFormatHint"];
+                    /**
+                     * @description (Omitted, `text`.) `markdown` adds `answer_markdown`, the reply as Markdown, beside the plain-text `answer`.
+                     * @enum {string}
+                     */
+                    answer_format?: "text" | "markdown";
                 };
             };
         };
@@ -8738,21 +8764,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope"] & {
-                        data: {
-                            /** @description The reply's text (Markdown). */
-                            answer: string;
-                            /**
-                             * @description How `results` is shaped; always `raw` (a text answer).
-                             * @enum {string}
-                             */
-                            format_type: "raw";
-                            /** @description Rows of a data answer; empty for a text answer. */
-                            results: Record<string, never>[];
-                            /** @description The chat holding the question and this answer. */
-                            chat_id: number;
-                            /** @description The assistant message of the answer in that chat. */
-                            message_id: number;
-                        };
+                        data: components["schemas"]["AssistantAnswer"];
                     };
                 };
             };

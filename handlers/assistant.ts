@@ -31,7 +31,7 @@ import { answerReply } from '../server/assistant-reply.js';
 import type { AppServices } from '../server/services.js';
 import { attachChatFiles, checkChatFiles } from './shared/chat-attachments.js';
 import { pageRequest } from './shared/records.js';
-import { isExportable, toChatMessage, toChatSession } from './views/chat.js';
+import { isExportable, markdownOf, toAssistantAnswer, toChatMessage, toChatSession } from './views/chat.js';
 
 export const CHAT_NOT_FOUND = 'Chat session';
 
@@ -133,7 +133,7 @@ export const assistantHandlers = {
     if (claimed) await answerReply(db, services, log, claimed);
     const answered = await findMessage(db, user.id, chatId, reply.id);
     if (answered?.status !== 'completed') throw new HttpError(503, answered?.error ?? 'The assistant could not answer this message. Please try again.');
-    return ok({ answer: answered.content ?? '', format_type: 'raw' as const, results: [], chat_id: chatId, message_id: reply.id }, 'Answered.');
+    return ok(toAssistantAnswer(answered, ctx.body.answer_format === 'markdown'), 'Answered.');
   },
 
   getAiHealth: async ({ services }: HandlerContext<'getAiHealth'>) => {
@@ -169,7 +169,7 @@ export const assistantHandlers = {
     const message = await findMessage(db, user.id, params.chat, params.message);
     if (!message) throw notFound('Message');
     const blocks = ((message.result as { blocks?: Record<string, unknown>[] } | null)?.blocks ?? []);
-    const document = isExportable(message) ? renderMarkdownDocument({ content: message.content, blocks, chatTitle: chat.title }) : undefined;
+    const document = isExportable(message) ? renderMarkdownDocument({ content: markdownOf(message), blocks, chatTitle: chat.title }) : undefined;
     if (!document) throw new HttpError(404, 'This message has no document to export.');
     return {
       status: 200,

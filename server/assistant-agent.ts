@@ -25,6 +25,8 @@ import {
   type TransactionArguments,
   type TransferArguments,
 } from '../domain/assistant-tools.js';
+import { statusWords } from '../domain/assistant-intents/replies.js';
+import { resultsOfTool, type AnswerData } from '../domain/assistant-results.js';
 import { Decimal, moneyToJson } from '../domain/money.js';
 import { startOfDay, startOfNextDay } from '../domain/time-zone.js';
 import { chatCompletion, type LlmMessage, type LlmSettings } from './llm.js';
@@ -44,7 +46,12 @@ export interface AgentContext {
 }
 
 export interface AgentAnswer {
+  /** The reply as written, in Markdown. */
   text: string;
+  /** The reply as plain text, when it is not simply `text` read as text (the local engine's summaries). */
+  plainText?: string;
+  /** The figures of the answer (from the last read tool that had some, or the local engine's). */
+  data?: AnswerData;
   toolCalls: Array<{ name: string; arguments: JsonObject }>;
   usage: { prompt_tokens: number; completion_tokens: number };
   progress: string[];
@@ -65,6 +72,7 @@ export async function answerWithTools(settings: LlmSettings, ctx: AgentContext, 
   const tools = TOOLS.map(({ name, description, parameters }) => ({ name, description, parameters }));
   const answer = emptyAnswer();
   const labels: string[] = [];
+  const budgetStatusWords = statusWords(ctx.language);
   for (let step = 0; step < MAX_STEPS; step++) {
     // The last step offers no tools, so the model has to answer in words.
     const reply = await chatCompletion(settings, messages, step < MAX_STEPS - 1 ? tools : []);
@@ -77,6 +85,7 @@ export async function answerWithTools(settings: LlmSettings, ctx: AgentContext, 
     messages.push({ role: 'assistant', content: reply.content, tool_calls: reply.toolCalls });
     for (const call of reply.toolCalls) {
       const output = await runTool(ctx, call.function.name, call.function.arguments, answer);
+      answer.data = resultsOfTool(call.function.name, output, budgetStatusWords) ?? answer.data;
       labels.push(toolNamed(call.function.name)?.label ?? 'Working on it');
       messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(output) });
     }

@@ -1,41 +1,29 @@
 // The assistant without a language model: the message is read by the local intent parser
 // (domain/assistant-intents/) and answered through the same tools the model calls (runTool in
 // assistant-agent.ts): read tools for questions, write tools that only propose actions for
-// expenses, incomes and transfers. Deterministic, one short pass, no network.
+// expenses, incomes and transfers. Deterministic, one short pass, no network. A reply is its
+// Markdown, and for a question with figures a plain summary and the figures as results.
 import { userTimeZoneOrUtc, userToday } from '../db/budget-spending.js';
 import { parseSentence, type Intent, type LedgerNames } from '../domain/assistant-intents/intents.js';
 import type { Language } from '../domain/assistant-intents/phrases.js';
 import { helpReply, LINES, listReply } from '../domain/assistant-intents/replies.js';
+import {
+  budgetRows,
+  categoryRows,
+  totalsRows,
+  transactionRows,
+  walletRows,
+  type AnswerData,
+  type BudgetsOutput,
+  type RecentOutput,
+  type SpendingOutput,
+  type WalletsOutput,
+} from '../domain/assistant-results.js';
 import { collapseLabels, toolNamed } from '../domain/assistant-tools.js';
+import { markdownToPlainText } from '../domain/markdown-text.js';
 import { Decimal } from '../domain/money.js';
 import { startOfDay } from '../domain/time-zone.js';
 import { emptyAnswer, runTool, type AgentAnswer, type AgentContext } from './assistant-agent.js';
-
-/** Money in tool outputs is what moneyToJson made of the ledger's decimal. */
-type Money = number | string;
-
-interface WalletRow {
-  id: number;
-  name: string;
-  currency: string;
-  balance: Money;
-}
-interface WalletsOutput {
-  wallets: WalletRow[];
-  totals: Array<{ currency: string; total: Money }>;
-  default_wallet_id: number | null;
-}
-interface SpendingOutput {
-  from: string;
-  to: string;
-  categories: Array<{ category: string; currency: string; total: Money; count: number }>;
-}
-interface BudgetsOutput {
-  budgets: Array<{ name: string; currency: string; limit: Money; spent: Money; remaining: Money; percent_used: number | string; status: string }>;
-}
-interface RecentOutput {
-  transactions: Array<{ type: string; amount: Money; currency: string; wallet: string; description: string | null; party: string | null; categories: string | null; datetime: string }>;
-}
 
 /** A local day's noon in the user's time zone: a past day's transaction lands inside that day wherever it is read. */
 const NOON_MS = 12 * 3_600_000;
@@ -57,10 +45,22 @@ export async function answerLocally(ctx: AgentContext, question: string): Promis
   const names: LedgerNames = { wallets: wallets.wallets, categories: categories.categories, parties: parties.parties };
   const { intent, language } = parseSentence(question, { today, language: ctx.language, names });
   const reply = new LocalReply(call, language, wallets, names, (day) => (day === today ? undefined : new Date(startOfDay(day, timeZone).getTime() + NOON_MS).toISOString()));
-  answer.text = await reply.to(intent);
+  const written = await reply.to(intent);
+  answer.text = written.markdown;
+  answer.plainText = written.text;
+  answer.data = written.data;
   answer.progress = collapseLabels(labels);
   return answer;
 }
+
+/** A local reply: its Markdown, its plain text, and the figures of a question's answer. */
+interface Written {
+  markdown: string;
+  text: string;
+  data?: AnswerData;
+}
+/** A sentence without markup is both (names stay as the user wrote them, marks included). */
+const said = (sentence: string): Written => ({ markdown: sentence, text: sentence });
 
 type Call = <T>(name: string, args?: object) => Promise<T>;
 
@@ -78,12 +78,12 @@ class LocalReply {
     this.lines = LINES[language];
   }
 
-  async to(intent: Intent): Promise<string> {
+  async to(intent: Intent): Promise<Written> {
     switch (intent.kind) {
       case 'record':
-        return this.record(intent);
+        return said(await this.record(intent));
       case 'transfer':
-        return this.transfer(intent);
+        return said(await this.transfer(intent));
       case 'balance':
         return this.balances();
       case 'spending':
@@ -95,12 +95,12 @@ class LocalReply {
       case 'recent':
         return this.recent(intent.limit);
       case 'help':
-        return helpReply(this.language);
+        return { markdown: helpReply(this.language), text: markdownToPlainText(helpReply(this.language)) };
     }
   }
 
   /** The named wallet; else the default, the first in the currency the user wrote, or the first. */
-  private walletFor(walletId: number | undefined, currency: string | undefined): WalletRow | undefined {
+  private walletFor(walletId: number | undefined, currency: string | undefined): WalletsOutput['wallets'][number] | undefined {
     const all = this.wallets.wallets;
     if (walletId !== undefined) return all.find((w) => w.id === walletId);
     const preferred = all.find((w) => w.id === this.wallets.default_wallet_id);
@@ -143,48 +143,56 @@ class LocalReply {
     return this.proposedOr(output, this.lines.transfer(`${intent.amount} ${from.currency}`, from.name, to.name));
   }
 
-  private balances(): string {
-    if (this.wallets.wallets.length === 0) return this.lines.noWallets;
+  private balances(): Written {
+    if (this.wallets.wallets.length === 0) return said(this.lines.noWallets);
     const lines = this.wallets.wallets.map((w) => `${w.name}: ${w.balance} ${w.currency}`);
     const totals = this.wallets.totals.map((t) => `**${this.lines.total}: ${t.total} ${t.currency}**`);
-    return listReply(this.lines.balances, [...lines, ...totals]);
+    return {
+      markdown: listReply(this.lines.balances, [...lines, ...totals]),
+      text: this.lines.walletsSummary(this.wallets.wallets.length, this.wallets.totals.map((t) => `${t.total} ${t.currency}`).join(', ')),
+      data: walletRows(this.wallets),
+    };
   }
 
-  private async spending(intent: Extract<Intent, { kind: 'spending' }>): Promise<string> {
+  private async spending(intent: Extract<Intent, { kind: 'spending' }>): Promise<Written> {
     const output = await this.call<SpendingOutput>('spending_by_category', { start_date: intent.from, end_date: intent.to, type: intent.type });
     const category = this.names.categories.find((c) => c.id === intent.categoryId);
     const rows = category ? output.categories.filter((row) => row.category === category.name) : output.categories;
-    if (rows.length === 0) return this.lines.nothingSpent(intent.from, intent.to);
+    if (rows.length === 0) return said(this.lines.nothingSpent(intent.from, intent.to));
     // Totals per currency, summed by the database per category; added here as exact decimals.
     const totals = new Map<string, Decimal>();
     for (const row of rows) totals.set(row.currency, (totals.get(row.currency) ?? new Decimal(0)).plus(row.total));
     const heading = intent.type === 'income' ? this.lines.earned(intent.from, intent.to) : this.lines.spent(intent.from, intent.to);
     const lines = [...totals].map(([currency, total]) => `${category ? `${category.name}: ` : ''}**${total.toString()} ${currency}**`);
-    return listReply(heading, lines);
+    const amounts = [...totals].map(([currency, total]) => `${total.toString()} ${currency}`).join(', ');
+    const summary = intent.type === 'income' ? this.lines.earnedTotal : this.lines.spentTotal;
+    return { markdown: listReply(heading, lines), text: summary(amounts, intent.from, intent.to, category?.name), data: totalsRows(totals) };
   }
 
-  private async topCategories(intent: Extract<Intent, { kind: 'top_categories' }>): Promise<string> {
+  private async topCategories(intent: Extract<Intent, { kind: 'top_categories' }>): Promise<Written> {
     const output = await this.call<SpendingOutput>('spending_by_category', { start_date: intent.from, end_date: intent.to, type: intent.type });
-    if (output.categories.length === 0) return this.lines.nothingSpent(intent.from, intent.to);
-    const lines = output.categories.slice(0, 5).map((row) => `${row.category}: ${row.total} ${row.currency} (${row.count})`);
-    return listReply(this.lines.top(intent.from, intent.to), lines);
+    if (output.categories.length === 0) return said(this.lines.nothingSpent(intent.from, intent.to));
+    const top = output.categories.slice(0, 5);
+    const lines = top.map((row) => `${row.category}: ${row.total} ${row.currency} (${row.count})`);
+    const heading = this.lines.top(intent.from, intent.to);
+    return { markdown: listReply(heading, lines), text: heading, data: categoryRows(top) };
   }
 
-  private async budgets(): Promise<string> {
+  private async budgets(): Promise<Written> {
     const output = await this.call<BudgetsOutput>('budget_status');
-    if (output.budgets.length === 0) return this.lines.noBudgets;
+    if (output.budgets.length === 0) return said(this.lines.noBudgets);
     const lines = output.budgets.map((b) => `${b.name}: ${b.spent} / ${b.limit} ${b.currency} (${b.percent_used}%), ${this.lines.status[b.status] ?? b.status}`);
-    return listReply(this.lines.budgets, lines);
+    return { markdown: listReply(this.lines.budgets, lines), text: this.lines.budgets, data: budgetRows(output, this.lines.status) };
   }
 
-  private async recent(limit: number): Promise<string> {
+  private async recent(limit: number): Promise<Written> {
     const output = await this.call<RecentOutput>('recent_transactions', { limit });
-    if (output.transactions.length === 0) return this.lines.noTransactions;
+    if (output.transactions.length === 0) return said(this.lines.noTransactions);
     const lines = output.transactions.map((t) => {
       const sign = t.type === 'expense' ? '-' : '+';
       const what = [t.description, t.party, t.categories].filter(Boolean).join(' · ');
       return `${t.datetime.slice(0, 10)} ${sign}${t.amount} ${t.currency} (${t.wallet})${what ? ` ${what}` : ''}`;
     });
-    return listReply(this.lines.recent, lines);
+    return { markdown: listReply(this.lines.recent, lines), text: this.lines.recent, data: transactionRows(output) };
   }
 }

@@ -1,13 +1,14 @@
 // Answers one claimed assistant reply: the configured language model with the tool catalog,
 // or the local engine (server/assistant-local.ts) when none is configured or the model fails;
-// the outcome (text, blocks, proposed actions) is stored in one transaction, only while the
-// reply is still `processing` (a deleted chat drops it). Used by the answering job
+// the outcome (plain text, Markdown, figures, blocks, proposed actions) is stored in one
+// transaction, only while the reply is still `processing` (a deleted chat drops it). Used by the answering job
 // (jobs/answer-chat-message.ts) and by the synchronous POST /v1/ai/chat.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { confirmedSummariesAfter, insertProposals } from '../db/agent-actions.js';
 import { finishReply, historyBefore, nameChatIfUntitled, type ReplyOutcome } from '../db/chats.js';
 import type { ChatMessage, Database, JsonObject } from '../db/schema.js';
+import { markdownToPlainText } from '../domain/markdown-text.js';
 import { answerWithTools, type AgentAnswer, type AgentContext } from './assistant-agent.js';
 import { answerLocally } from './assistant-local.js';
 import { LlmError, llmSettings, type LlmSettings } from './llm.js';
@@ -41,22 +42,35 @@ export async function answerReply(db: Kysely<Database>, services: AppServices, l
     return store(db, services, reply, failed(UNEXPECTED), [], question);
   }
   const { answer, engine } = answered;
+  await store(db, services, reply, completed(answer, engine), answer.proposals, question);
+}
+
+/**
+ * A completed reply: `content` is plain text (clients print it as it is), the Markdown as
+ * written is kept in `result.markdown` (and the agent's `markdown` block), and the figures of a
+ * question's answer in `result.format_type`, `columns` + `rows`. A reply that proposes changes has none:
+ * its cards are what the user reads.
+ */
+function completed(answer: AgentAnswer, engine: Engine): ReplyOutcome {
   const usedTools = answer.toolCalls.length > 0;
-  const text = answer.text || (answer.proposals.length > 0 ? 'Please review the proposed changes below.' : "I don't have an answer to that.");
-  const outcome: ReplyOutcome = {
+  const markdown = answer.text || (answer.proposals.length > 0 ? 'Please review the proposed changes below.' : "I don't have an answer to that.");
+  const data = answer.proposals.length === 0 && answer.data && answer.data.rows.length > 0 ? answer.data : undefined;
+  return {
     status: 'completed',
-    content: text,
+    content: answer.plainText || markdownToPlainText(markdown),
     error: null,
     progress: answer.progress,
     result: {
       source: usedTools ? 'agent' : 'general',
-      blocks: usedTools ? [{ type: 'markdown', text }] : [],
+      markdown,
+      blocks: usedTools ? [{ type: 'markdown', text: markdown }] : [],
+      // jsonb keeps no key order: the columns are stored with the rows (handlers/views/chat.ts: dataRowsOf)
+      ...(data ? { format_type: data.formatType, columns: Object.keys(data.rows[0]), rows: data.rows } : {}),
       tool_calls: answer.toolCalls,
       usage: answer.usage,
       ...engine,
     },
   };
-  await store(db, services, reply, outcome, answer.proposals, question);
 }
 
 /** Which engine answered a completed reply (stored in its result; spec: ChatMessage.engine). */

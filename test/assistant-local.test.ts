@@ -4,6 +4,7 @@
 import t from 'tap';
 import { answerChatMessageJob } from '../jobs/answer-chat-message.js';
 import { silentLog } from './helpers/assistant.js';
+import { MARKUP } from './helpers/plain-text.js';
 import { startApp } from './helpers/harness.js';
 import { ledgerFixtures } from './helpers/transaction-fixtures.js';
 
@@ -42,6 +43,8 @@ t.test('an expense: pending, completed with a proposal, confirmed once into exac
   const { chat, reply } = await ask("I spent 40 USD on dinner at Mama's yesterday");
   t.same([reply.status, reply.engine, reply.model_fallback, reply.error], ['completed', 'local', false, null]);
   t.match(reply.content, /expense of 40 USD/);
+  t.notMatch(reply.content, MARKUP);
+  t.same([reply.format_type, reply.rows], [null, []], 'a proposal: its card, no figures');
   t.equal(reply.actions.length, 1);
   const action = reply.actions[0];
   t.same(
@@ -82,30 +85,82 @@ t.test('a French transfer proposal; rejected stays rejected and writes nothing',
   t.equal(await fx.balance(savings), '0.0000');
 });
 
-t.test('questions are answered from the ledger through the read tools', async (t) => {
+t.test('questions are answered in plain text, with the figures as results in the reference shapes', async (t) => {
   const balance = await ask('how much is in my wallets?');
-  t.match(balance.reply.content, /Main Wallet: 960 USD/);
-  t.match(balance.reply.content, /Total: 960 USD/);
+  t.equal(balance.reply.content, 'You have 2 wallets. Total: 960 USD.');
+  t.same([balance.reply.format_type, balance.reply.rows], ['table', [
+    { wallet: 'Main Wallet', balance: 960, currency: 'USD' },
+    { wallet: 'Savings', balance: 0, currency: 'USD' },
+  ]]);
+  t.equal(balance.reply.content_markdown, 'Your wallets:\n\n- Main Wallet: 960 USD\n- Savings: 0 USD\n- **Total: 960 USD**', 'the Markdown keeps its list');
   t.same(balance.reply.actions, [], 'a question proposes nothing');
 
   const spent = await ask('how much did I spend on restaurants this month?');
   t.same(spent.reply.tool_calls.at(-1), { name: 'spending_by_category', arguments: { start_date: '2026-03-01', end_date: '2026-03-17', type: 'expense' } }, "the user's month, not UTC's");
-  t.match(spent.reply.content, /Restaurants: \*\*40 USD\*\*/);
+  t.equal(spent.reply.content, 'You spent 40 USD on Restaurants from 2026-03-01 to 2026-03-17.');
+  t.same([spent.reply.format_type, spent.reply.rows], ['scalar', [{ total: 40 }]], 'a single amount');
+  t.match(spent.reply.content_markdown, /Restaurants: \*\*40 USD\*\*/);
+
+  const top = await ask('top categories this year');
+  t.equal(top.reply.content, 'Top categories from 2026-01-01 to 2026-03-17:');
+  t.same([top.reply.format_type, top.reply.rows], ['pair_list', [{ category: 'Restaurants', total: 40 }]], 'category -> amount');
 
   const latest = await ask('show my last 3 transactions');
-  t.match(latest.reply.content, /-40 USD \(Main Wallet\) dinner at Mama's/);
+  t.equal(latest.reply.content, 'Your latest transactions:');
+  t.same([latest.reply.format_type, latest.reply.rows], ['table', [{ date: '2026-03-16', description: "dinner at Mama's · Mama's · Restaurants", amount: -40, currency: 'USD', wallet: 'Main Wallet' }]]);
+  t.match(latest.reply.content_markdown, /^- 2026-03-16 -40 USD \(Main Wallet\) dinner at Mama's/m);
 
+  const none = await ask('am I over budget?');
+  t.match(none.reply.content, /no budget yet/);
+  t.same([none.reply.format_type, none.reply.rows], [null, []], 'nothing to show: a text answer');
+  const budget = await api.request('POST', '/api/v1/budgets', { token: owner.token, body: { name: 'Eating out', amount: 50, currency: 'USD', period_type: 'monthly', start_date: '2026-01-01', targets: [{ type: 'category', id: restaurants }] } });
+  t.equal(budget.status, 201);
   const budgets = await ask('am I over budget?');
-  t.match(budgets.reply.content, /no budget yet/);
   t.equal(budgets.reply.tool_calls.at(-1).name, 'budget_status');
+  t.equal(budgets.reply.content, 'Your budgets this period:');
+  t.same([budgets.reply.format_type, budgets.reply.rows], ['table', [{ budget: 'Eating out', spent: 40, limit: 50, currency: 'USD', percent_used: 80, status: 'heading over' }]]);
+  await api.request('DELETE', `/api/v1/budgets/${budget.body.data.id}`, { token: owner.token });
 
   const unknown = await ask('what is the meaning of life');
   t.equal(unknown.reply.status, 'completed', 'never a failed reply');
-  t.match(unknown.reply.content, /move 200 from Checking to Savings/, 'the list of what it can do');
+  t.match(unknown.reply.content, /^• move money: "move 200 from Checking to Savings"$/m, 'the list of what it can do, as lines of text');
+  t.match(unknown.reply.content_markdown, /^- move money: "move 200 from Checking to Savings"$/m, 'a Markdown list when asked');
+  t.same([unknown.reply.format_type, unknown.reply.rows], [null, []]);
+
+  for (const { reply } of [balance, spent, top, latest, none, budgets, unknown]) t.notMatch(reply.content, MARKUP, `no Markdown in "${reply.content.slice(0, 30)}"`);
 });
 
 t.test('a currency the wallet does not hold is not proposed', async (t) => {
   const { reply } = await ask('spent 30 EUR on dinner');
   t.same(reply.actions, []);
   t.match(reply.content, /EUR.*USD/);
+});
+
+t.test("the web client's one-shot question (POST /ai/chat): plain text, the figures in results, the Markdown when asked", async (t) => {
+  const asked = await api.request('POST', '/api/v1/ai/chat', { token: owner.token, body: { message: 'how much is in my wallets?', answer_format: 'markdown' } });
+  t.equal(asked.status, 200);
+  const answer = asked.body.data;
+  t.same([answer.answer, answer.format_type, answer.results], ['You have 2 wallets. Total: 960 USD.', 'table', [
+    { wallet: 'Main Wallet', balance: 960, currency: 'USD' },
+    { wallet: 'Savings', balance: 0, currency: 'USD' },
+  ]]);
+  t.match(answer.answer_markdown, /^- \*\*Total: 960 USD\*\*$/m);
+  const stored = (await getChat(answer.chat_id)).messages[1];
+  t.same([stored.id, stored.content, stored.content_markdown, stored.format_type, stored.rows], [answer.message_id, answer.answer, answer.answer_markdown, answer.format_type, answer.results], 'the chat holds the same answer');
+
+  const french = await api.request('POST', '/api/v1/ai/chat', { token: owner.token, body: { message: "combien j'ai sur mes comptes ?" }, headers: { 'accept-language': 'fr-FR' } });
+  t.equal(french.body.data.answer, 'Vous avez 2 portefeuilles. Total : 960 USD.');
+  t.notOk('answer_markdown' in french.body.data, 'no Markdown unless asked');
+
+  // spending in two currencies: a currency -> total list, largest first
+  const euros = await fx.wallet(ownerId, { balance: '100', currency: 'EUR' });
+  const lunch = await api.request('POST', '/api/v1/transactions', { token: owner.token, body: { type: 'expense', amount: 12.5, wallet_id: euros, datetime: '2026-03-10T12:00:00.000Z' } });
+  t.equal(lunch.status, 201);
+  const spent = (await api.request('POST', '/api/v1/ai/chat', { token: owner.token, body: { message: 'how much did I spend this month?' } })).body.data;
+  t.equal(spent.answer, 'You spent 40 USD, 12.5 EUR from 2026-03-01 to 2026-03-17.');
+  t.same([spent.format_type, spent.results], ['pair_list', [{ currency: 'USD', total: 40 }, { currency: 'EUR', total: 12.5 }]]);
+
+  const proposal = (await api.request('POST', '/api/v1/ai/chat', { token: owner.token, body: { message: 'spent 8 on coffee' } })).body.data;
+  t.match(proposal.answer, /^I prepared an expense of 8 USD\./);
+  t.same([proposal.format_type, proposal.results], ['raw', []], 'a text answer: raw, no results (the reference shape)');
 });

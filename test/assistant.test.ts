@@ -9,6 +9,7 @@ import { ANSWER_CHAT_MESSAGE_JOB } from '../db/job-names.js';
 import { answerChatMessageJob } from '../jobs/answer-chat-message.js';
 import { assistantTestApp, silentLog as silent, text, toolCall } from './helpers/assistant.js';
 import { startApp } from './helpers/harness.js';
+import { MARKUP } from './helpers/plain-text.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';
 
 const { api, llm, script, received, nudges, owner, stranger, fx, newChat, getChat, runJob } = await assistantTestApp(t);
@@ -98,6 +99,8 @@ t.test('a plain answer: pending, then the job completes it and names the chat', 
   t.equal(reply.status, 'completed');
   t.equal(reply.source, 'general');
   t.equal(reply.content, 'Hello! How can I help with your finances?');
+  t.equal(reply.content_markdown, 'Hello! How can I help with your finances?');
+  t.same([reply.format_type, reply.rows], [null, []], 'a text answer has no figures');
   t.same(reply.blocks, []);
   t.same(reply.usage, { prompt_tokens: 11, completion_tokens: 7 });
   t.equal(reply.exportable, true);
@@ -142,7 +145,7 @@ t.test('the reply is asked for in the language of the question', async (t) => {
 t.test('a read tool answers from the user\'s records, then the model replies', async (t) => {
   const wallet = await fx.wallet(owner.user.id, { balance: '250.5', currency: 'EUR' });
   const chat = await newChat(owner.token, 'What are my balances?');
-  script.push(toolCall('list_wallets', {}), text('You have 250.50 EUR in Test wallet.'));
+  script.push(toolCall('list_wallets', {}), text('You have:\n\n- **250.50 EUR** in `Test wallet`'));
   received.length = 0;
   await runJob();
   const toolMessage = received[1].body.messages.at(-1);
@@ -154,7 +157,11 @@ t.test('a read tool answers from the user\'s records, then the model replies', a
   t.equal(reply.source, 'agent');
   t.same(reply.tool_calls, [{ name: 'list_wallets', arguments: {} }]);
   t.same(reply.progress, ['Checking your accounts']);
-  t.same(reply.blocks, [{ type: 'markdown', text: 'You have 250.50 EUR in Test wallet.' }]);
+  t.equal(reply.content, 'You have:\n\n• 250.50 EUR in Test wallet', 'the Markdown reply read as plain text');
+  t.equal(reply.content_markdown, 'You have:\n\n- **250.50 EUR** in `Test wallet`', 'the Markdown as the model wrote it');
+  t.same(reply.blocks, [{ type: 'markdown', text: 'You have:\n\n- **250.50 EUR** in `Test wallet`' }]);
+  t.equal(reply.format_type, 'table', 'the figures the tool read are the results');
+  t.ok(reply.rows.some((row: any) => row.wallet === 'Test wallet' && row.balance === 250.5 && row.currency === 'EUR'));
   t.same(reply.usage, { prompt_tokens: 31, completion_tokens: 12 });
 });
 
@@ -179,12 +186,49 @@ t.test('spending by category and recent transactions are computed in SQL', async
   t.equal(recent.transactions.length, 1);
   t.equal(recent.transactions[0].description, 'Lunch');
   t.equal(recent.transactions[0].currency, 'USD');
+  const answered = (await getChat(chat.id, user.token)).messages[1];
+  t.equal(answered.format_type, 'table', "the last read tool's figures");
+  t.equal(answered.rows.length, 1);
+  t.same(Object.keys(answered.rows[0]), ['date', 'description', 'amount', 'currency', 'wallet'], 'columns in display order');
+  t.match(answered.rows[0], { date: recent.transactions[0].datetime.slice(0, 10), description: /^Lunch · Category /, amount: -7.5, currency: 'USD', wallet: 'Test wallet' }, 'an expense is negative');
   const bad = await newChat(user.token, 'Spending in a bad month');
   script.push(toolCall('spending_by_category', { start_date: 'March' }), text('Sorry.'));
   received.length = 0;
   await runJob();
   t.same(JSON.parse(received[1].body.messages.at(-1).content), { error: 'start_date must be a date as YYYY-MM-DD.' }, 'a bad argument goes back to the model');
   t.equal((await getChat(bad.id, user.token)).messages[1].status, 'completed');
+});
+
+t.test("POST /ai/chat: the model's Markdown as plain text, its figures in results, the Markdown only when asked", async (t) => {
+  const user = await api.newUser();
+  const wallet = await fx.wallet(user.user.id, { balance: '500' });
+  const food = await fx.category(user.user.id);
+  const spent = await api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount: 20.25, wallet_id: wallet, categories: [food] } });
+  t.equal(spent.status, 201);
+  const markdown = '## Spending\n\n| Category | Total |\n| --- | --- |\n| **Food** | 20.25 USD |\n\n- mostly `food`';
+  script.push(toolCall('spending_by_category', {}), text(markdown));
+  const asked = await api.request('POST', '/api/v1/ai/chat', { token: user.token, body: { message: 'Where does my money go?', answer_format: 'markdown' } });
+  t.equal(asked.status, 200);
+  const answer = asked.body.data;
+  t.equal(answer.answer, 'Spending\n\nCategory · Total\nFood · 20.25 USD\n\n• mostly food');
+  t.notMatch(answer.answer, MARKUP, 'no Markdown marks');
+  t.equal(answer.answer_markdown, markdown, 'asked for: the Markdown as the model wrote it');
+  t.equal(answer.format_type, 'pair_list', 'category -> total');
+  t.equal(answer.results.length, 1);
+  t.match(answer.results[0], { category: /^Category /, total: 20.25 });
+  const stored = (await getChat(answer.chat_id, user.token)).messages.find((m: any) => m.id === answer.message_id);
+  t.same([stored.content, stored.content_markdown, stored.format_type, stored.rows], [answer.answer, answer.answer_markdown, answer.format_type, answer.results], 'the chat shows what the answer said');
+
+  // not asked: no Markdown; a reply that proposes a change has its card, not figures
+  script.push(toolCall('list_wallets', {}), toolCall('record_transaction', { amount: 5, type: 'expense', wallet_id: wallet }, 'call_2'), text('I prepared an expense of **5 USD**.'));
+  const proposed = await api.request('POST', '/api/v1/ai/chat', { token: user.token, body: { message: 'I spent 5 on coffee' } });
+  t.equal(proposed.status, 200);
+  t.same([proposed.body.data.answer, proposed.body.data.format_type, proposed.body.data.results], ['I prepared an expense of 5 USD.', 'raw', []]);
+  t.notOk('answer_markdown' in proposed.body.data, 'Markdown only when asked');
+
+  const bad = await api.request('POST', '/api/v1/ai/chat', { token: user.token, body: { message: 'Hi', answer_format: 'html' } });
+  t.equal(bad.status, 422);
+  t.ok(bad.body.errors.answer_format);
 });
 
 t.test('the provider down, failing or too slow: the local engine answers instead, and the reply says so', async (t) => {
@@ -194,7 +238,7 @@ t.test('the provider down, failing or too slow: the local engine answers instead
   await runJob();
   const reply = (await getChat(chat.id)).messages[1];
   t.same(fellBack(reply), ['completed', 'local', true, null], 'a 500 falls back');
-  t.match(reply.content, /Main Wallet: 0 USD/, 'the balance comes from the list_wallets tool');
+  t.same([reply.format_type, reply.rows[0]], ['table', { wallet: 'Main Wallet', balance: 0, currency: 'USD' }], 'the balance comes from the list_wallets tool');
   t.same(reply.tool_calls.map((c: any) => c.name), ['list_wallets', 'list_categories', 'list_parties']);
 
   // the model calls a tool, then fails: its half-done work is dropped, the local engine proposes
@@ -352,7 +396,8 @@ t.test('export: a completed reply as Markdown; nothing to export is 404', async 
   t.equal(plain.status, 200);
   t.match(plain.headers['content-type'], /^text\/markdown/);
   t.equal(plain.headers['content-disposition'], 'attachment; filename="march-report.md"');
-  t.equal(plain.body, '# March report\n\nYou spent **20 USD**.\n');
+  t.equal(plain.body, '# March report\n\nYou spent **20 USD**.\n', 'the export is the Markdown');
+  t.same(((await getChat(chat.id)).messages[1]).content, 'You spent 20 USD.', 'the chat shows the plain text');
 
   // a report (canvas) is exported on its own
   await api.db

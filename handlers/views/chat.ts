@@ -188,6 +188,38 @@ export function isExportable(message: ChatMessage): boolean {
   return Boolean(message.content?.trim()) || blocks.length > 0;
 }
 
+/** A reply's Markdown, stored beside its plain-text `content` (replies stored before that kept Markdown as their content). */
+export function markdownOf(message: ChatMessage): string | null {
+  if (message.role === 'user') return null;
+  const stored = (message.result as JsonObject | null)?.markdown;
+  return typeof stored === 'string' ? stored : message.content;
+}
+
+type DataRow = ChatMessageView['rows'][number];
+
+/** A reply's figures, each row's keys in the stored column order (jsonb sorts an object's keys; clients lay rows out by key order). */
+function dataRowsOf(result: JsonObject): DataRow[] {
+  const rows = (result.rows ?? []) as DataRow[];
+  if (!Array.isArray(result.columns)) return rows;
+  const columns = result.columns as string[];
+  return rows.map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? null])));
+}
+
+export type AssistantAnswerView = components['schemas']['AssistantAnswer'];
+
+/** A completed reply as the web client's one-shot question reads it: plain text and its figures; the Markdown only when asked. */
+export function toAssistantAnswer(message: ChatMessage, withMarkdown: boolean): AssistantAnswerView {
+  const result = (message.result ?? {}) as JsonObject;
+  return {
+    answer: message.content ?? '',
+    format_type: (result.format_type as AssistantAnswerView['format_type']) ?? 'raw',
+    results: dataRowsOf(result),
+    ...(withMarkdown ? { answer_markdown: markdownOf(message) ?? '' } : {}),
+    chat_id: message.chat_session_id,
+    message_id: message.id,
+  };
+}
+
 export function toChatMessage(message: ChatMessage, files: ChatFileRow[], actions: AgentAction[], publicUrl: string): ChatMessageView {
   const result = (message.result ?? {}) as JsonObject;
   const own = actions.filter((a) => a.chat_message_id === message.id);
@@ -198,6 +230,7 @@ export function toChatMessage(message: ChatMessage, files: ChatFileRow[], action
     user_id: message.role === 'user' ? message.user_id : null,
     role: message.role === 'user' ? 'user' : 'assistant',
     content: message.content,
+    content_markdown: message.status === 'completed' ? markdownOf(message) : null,
     status: message.role === 'user' ? null : message.status,
     source: message.status === 'completed' ? ((result.source as ChatMessageView['source']) ?? null) : null,
     // Replies stored before the local engine existed were all the model's.
@@ -205,7 +238,7 @@ export function toChatMessage(message: ChatMessage, files: ChatFileRow[], action
     model_fallback: message.status === 'completed' && result.model_fallback === true,
     format_hint: message.format_hint,
     format_type: (result.format_type as ChatMessageView['format_type']) ?? null,
-    rows: (result.rows as ChatMessageView['rows']) ?? [],
+    rows: dataRowsOf(result),
     blocks: hydrateBlocks((result.blocks ?? []) as JsonObject[], own),
     tool_calls: (result.tool_calls as ChatMessageView['tool_calls']) ?? [],
     usage: (result.usage as ChatMessageView['usage']) ?? null,

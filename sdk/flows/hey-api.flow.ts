@@ -366,8 +366,8 @@ async function imports(client: Client, walletId: number) {
 }
 
 async function assistant(client: Client) {
-  const asked = must((await askAssistant({ client, body: { message: 'How much did I spend this month?' } })).data, 'ask').data;
-  console.log(asked.answer, asked.chat_id);
+  const asked = must((await askAssistant({ client, body: { message: 'How much did I spend this month?', answer_format: 'markdown' } })).data, 'ask').data;
+  console.log(asked.answer, asked.answer_markdown ?? '', asked.format_type, asked.results[0]?.total, asked.chat_id);
   const chat = must((await createChat({ client, body: { message: 'How much did I spend on food this month?', title: 'Food' } })).data, 'create chat').data;
   await listChats({ client, query: { limit: 5 } });
   const detail = must((await getChat({ client, path: { chat: chat.id } })).data, 'chat').data;

@@ -260,8 +260,8 @@ async function imports(client: Client, walletId: number) {
 }
 
 async function assistant(client: Client) {
-  const asked = must((await client.POST('/v1/ai/chat', { body: { message: 'How much did I spend this month?' } })).data, 'ask').data;
-  console.log(asked.answer, asked.chat_id);
+  const asked = must((await client.POST('/v1/ai/chat', { body: { message: 'How much did I spend this month?', answer_format: 'markdown' } })).data, 'ask').data;
+  console.log(asked.answer, asked.answer_markdown ?? '', asked.format_type, asked.results[0]?.total, asked.chat_id);
   const chat = must((await client.POST('/v1/ai/chats', { body: { message: 'How much did I spend on food this month?', title: 'Food' } })).data, 'create chat').data;
   await client.GET('/v1/ai/chats', { params: { query: { limit: 5 } } });
   const detail = must((await client.GET('/v1/ai/chats/{chat}', { params: { path: { chat: chat.id } } })).data, 'chat').data;

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { TestResponse } from '../helpers/harness.js';
+import { MARKUP } from '../helpers/plain-text.js';
 import { PNG } from '../helpers/transaction-fixtures.js';
 import { assertStoredTime, type ReadBack, type State, type Step } from './driver.js';
 import { envelope, webCategory, webConfig, webGroup, webNotification, webPage, webParty, webReminder, webStats, webTransaction, webUser, webWallet } from './entities.js';
@@ -458,7 +459,16 @@ export function webSteps({ codeFor, oauthCode, notify }: WebSetup): Step[] {
       url: '/ai/chat',
       json: { message: 'What are my balances?' },
       reads: { success: oneOf(true), data: { answer: 'string', format_type: oneOfOrNull('scalar', 'pair', 'record', 'list', 'pair_list', 'table', 'raw'), results: ['object'] } },
-      check: (res) => assert.match(res.body.data.answer, /Savings account/, 'the answer is about this user'),
+      check: (res) => {
+        // The web prints `answer` as it is and lays the figures out from `results` by `format_type` (clients.md §4.1).
+        const { answer, format_type: formatType, results } = res.body.data;
+        assert.doesNotMatch(answer, MARKUP, 'plain text: no Markdown marks');
+        assert.match(answer, /^You have \d+ wallets\. Total: /);
+        assert.equal(formatType, 'table');
+        assert.deepEqual(Object.keys(results[0]), ['wallet', 'balance', 'currency'], 'columns in display order');
+        const savings = results.find((row: Record<string, unknown>) => row.wallet === 'Savings account');
+        assert.ok(savings && savings.currency === 'EUR' && typeof savings.balance === 'number', 'the figures are about this user');
+      },
     },
     { call: 'GET /ai/health', does: 'checks the assistant (tests only)', url: '/ai/health', reads: envelope({ available: 'bool' }) },
 
