@@ -709,6 +709,13 @@ export interface EngagementSendsTable {
   created_at: TimestampWithDefault;
 }
 
+/** The one key that signs tokens when APP_KEY is not set (migration 032): at most one row. */
+export interface AppKeyTable {
+  id: ColumnType<number, number | undefined, never>;
+  key: string;
+  created_at: TimestampWithDefault;
+}
+
 // ---- the database ----------------------------------------------------------------------------
 
 export interface Database {
@@ -762,6 +769,8 @@ export interface Database {
   emails: EmailsTable;
 
   engagement_sends: EngagementSendsTable;
+
+  app_key: AppKeyTable;
 }
 
 // Row shapes for handlers: X = a selected row, NewX = an insert, XUpdate = an update.

@@ -453,6 +453,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Public, rate limited per IP with the other public routes (RATE_LIMIT_API requests per minute, default 600: room for any probing interval). 200 while the process runs its event loop, in every phase, also while it migrates the database at start and while it drains at shutdown: restart the process only when this stops answering.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Public, rate limited per IP like liveness; probes arriving together share one database query. 200 when this process should receive traffic. 503, in the error envelope with `Retry-After`, while it migrates the database at start, when the database does not answer within READINESS_TIMEOUT_MS (default 2000 ms), and from the moment a shutdown signal arrives (SIGTERM): the process keeps serving what still arrives for SHUTDOWN_DELAY seconds, then drains and stops.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/cloud/benefits": {
         parameters: {
             query?: never;
@@ -2333,6 +2373,15 @@ export interface components {
         };
         ServerInfoResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["ServerInfo"];
+        };
+        HealthResult: components["schemas"]["Envelope"] & {
+            data: {
+                /**
+                 * @description `live` from the liveness probe, `ready` from the readiness probe.
+                 * @enum {string}
+                 */
+                status: "live" | "ready";
+            };
         };
         /** @description Page counters and the sync watermark of a list payload. The items are in `data`. */
         PageMeta: {
@@ -4859,6 +4908,17 @@ export interface components {
                 "application/json": components["schemas"]["EmptyResult"];
             };
         };
+        /** @description This process should get no traffic now: it is starting (migrating), shutting down, or its database does not answer. The message says which; retry after Retry-After seconds. */
+        NotReady: {
+            headers: {
+                /** @description Seconds to wait before probing again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description The body or an uploaded file is over the configured size limit. */
         PayloadTooLarge: {
             headers: {
@@ -5597,6 +5657,51 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthResult"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthResult"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["NotReady"];
             default: components["responses"]["Error"];
         };
     };

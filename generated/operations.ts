@@ -80,6 +80,8 @@ export type OperationId =
   | 'getGroup'
   | 'listGroups'
   | 'updateGroup'
+  | 'getLiveness'
+  | 'getReadiness'
   | 'listAssetPrices'
   | 'searchAssets'
   | 'analyzeImport'
@@ -159,6 +161,8 @@ export type PublicOperationId =
   | 'sendVerificationCodeV1'
   | 'verifyCode'
   | 'verifyCodeV1'
+  | 'getLiveness'
+  | 'getReadiness'
   | 'getCloudBenefits'
   | 'getServerInfo'
   | 'getServerInfoV1'
@@ -231,6 +235,8 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'getGroup',method: 'GET',path: '/v1/groups/{id}',route: '/api/v1/groups/:id',tag: 'Groups',public: false,bodyTypes: []},
   {operationId: 'listGroups',method: 'GET',path: '/v1/groups',route: '/api/v1/groups',tag: 'Groups',public: false,bodyTypes: []},
   {operationId: 'updateGroup',method: 'PUT',path: '/v1/groups/{id}',route: '/api/v1/groups/:id',tag: 'Groups',public: false,bodyTypes: ['application/json']},
+  {operationId: 'getLiveness',method: 'GET',path: '/health/live',route: '/api/health/live',tag: 'Health',public: true,bodyTypes: []},
+  {operationId: 'getReadiness',method: 'GET',path: '/health/ready',route: '/api/health/ready',tag: 'Health',public: true,bodyTypes: []},
   {operationId: 'listAssetPrices',method: 'GET',path: '/v1/asset-prices',route: '/api/v1/asset-prices',tag: 'Holdings',public: false,bodyTypes: []},
   {operationId: 'searchAssets',method: 'GET',path: '/v1/asset-prices/search',route: '/api/v1/asset-prices/search',tag: 'Holdings',public: false,bodyTypes: []},
   {operationId: 'analyzeImport',method: 'POST',path: '/v1/import/analyze',route: '/api/v1/import/analyze',tag: 'Import',public: false,bodyTypes: ['multipart/form-data']},

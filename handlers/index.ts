@@ -14,6 +14,7 @@ import { holdingHandlers } from './holdings.js';
 import { importSessionHandlers } from './import-sessions.js';
 import { fileHandlers } from './files.js';
 import { groupHandlers } from './groups.js';
+import { healthHandlers } from './health.js';
 import { importHandlers } from './imports.js';
 import { infoHandlers } from './info.js';
 import { integrationHandlers } from './integrations.js';
@@ -34,6 +35,7 @@ export const allHandlers: Partial<Handlers> = {
   ...verificationHandlers,
   ...accountHandlers,
   ...infoHandlers,
+  ...healthHandlers,
   ...walletHandlers,
   ...groupHandlers,
   ...partyHandlers,

@@ -36,8 +36,9 @@ async function sendVerificationCode({ body, db, services }: HandlerContext<'send
 async function verifyCode({ body, db, services }: HandlerContext<'verifyCode' | 'verifyCodeV1'>) {
   const now = services.now();
   const binding: CodeBinding = { contact: body.contact.trim(), channel: body.type, purpose: body.purpose ?? 'registration' };
+  const appKey = await services.appKey();
   const check = await db.transaction().execute(async (trx) => {
-    const result = await checkCode(trx, services.config.appKey, binding, body.code, now, 'verify');
+    const result = await checkCode(trx, appKey, binding, body.code, now, 'verify');
     // The code reached this address, so an account with it has a verified e-mail.
     if (result.outcome === 'ok' && binding.channel === 'email') await markEmailVerified(trx, binding.contact, now);
     return result;
@@ -67,8 +68,9 @@ async function resetPassword({ body, db, services }: HandlerContext<'resetPasswo
 
   const now = services.now();
   const binding: CodeBinding = { contact: user.email, channel: 'email', purpose: 'password_reset' };
+  const appKey = await services.appKey();
   const check = await db.transaction().execute(async (trx) => {
-    const result = await checkCode(trx, services.config.appKey, binding, String(body.code), now, 'consume');
+    const result = await checkCode(trx, appKey, binding, String(body.code), now, 'consume');
     if (result.outcome !== 'ok') return result;
     await trx
       .updateTable('users')
@@ -103,7 +105,7 @@ async function issueCode(
 ): Promise<void> {
   const now = services.now();
   const code = generateCode(binding.purpose);
-  const codeHash = hashCode(services.config.appKey, code, binding);
+  const codeHash = hashCode(await services.appKey(), code, binding);
   await db.transaction().execute(async (trx) => {
     await replaceCode(trx, { ...binding, userId, codeHash, expiresAt: codeExpiry(binding.purpose, now) }, now);
     await queueEmail(trx, { to: binding.contact, ...render(code, codeLifetimeMinutes(binding.purpose)), kind, userId });

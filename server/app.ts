@@ -10,6 +10,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOpt
 import { operations } from '../generated/operations.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { allHandlers } from '../handlers/index.js';
+import { appKeySource } from './app-key.js';
 import { TokenService } from './auth.js';
 import type { Config } from './config.js';
 import { Contract } from './contract.js';
@@ -23,6 +24,7 @@ import { ratesProviderFor } from './rate-providers.js';
 import { createRateService } from './rates.js';
 import { registerPublicMedia } from './public-media.js';
 import { registerSecurityHeaders } from './security-headers.js';
+import { HEALTH_OPERATIONS, holdRequestsWhileStarting, Lifecycle } from './lifecycle.js';
 import { registerOperationRoutes } from './routes.js';
 import { ResponseSerializers } from './serializers.js';
 import { AttachableJobQueue, type AppServices } from './services.js';
@@ -43,6 +45,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   /** Benchmarks: other response serializers than the compiled ones of the spec (none: JSON.stringify everywhere). */
   serializers?: ResponseSerializers;
+  /** main.ts: a process that listens before it migrates starts in phase `starting`; default: serving. */
+  lifecycle?: Lifecycle;
   /** Reuse a loaded contract (tests build many apps). */
   contract?: Contract;
   handlers?: Partial<Handlers>;
@@ -77,10 +81,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const contract = options.contract ?? (await Contract.load());
   const handlers = options.handlers ?? allHandlers;
+  const appKey = appKeySource(config, database.db, (message) => app.log.warn(message));
+  const lifecycle = options.lifecycle ?? new Lifecycle('serving', config.readinessTimeoutMs);
   const services: AppServices = {
     config,
     databaseKind: database.kind,
-    tokens: new TokenService(config.appKey, config.tokenTtlSeconds),
+    tokens: new TokenService(appKey, config.tokenTtlSeconds),
+    appKey,
+    lifecycle,
     storage: new LocalFileStorage(path.join(config.dataDir, 'files')),
     rates: createRateService({
       provider: ratesProviderFor(config),
@@ -104,6 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  holdRequestsWhileStarting(app, lifecycle, HEALTH_OPERATIONS);
   registerSecurityHeaders(app, DOCS_PREFIX);
   acceptEmptyJsonBodies(app);
   await app.register(cors, {

@@ -23,21 +23,19 @@ interface VerifiedClaims {
 }
 
 export class TokenService {
-  private readonly secret: Uint8Array<ArrayBuffer>;
   private key: CryptoKey | undefined;
   // Checking an HMAC costs ~150 µs; a token's claims never change, so each is checked once.
   private readonly verified = new LRUCache<string, VerifiedClaims>({ max: 10_000 });
 
+  /** `appKey` settles the key on first use (server/app-key.ts): from APP_KEY, or the database. */
   constructor(
-    appKey: string,
+    private readonly appKey: () => Promise<string>,
     private readonly ttlSeconds: number,
-  ) {
-    this.secret = new TextEncoder().encode(appKey);
-  }
+  ) {}
 
   /** The HMAC key, imported once instead of on every sign and verify. */
   private async hmacKey(): Promise<CryptoKey> {
-    this.key ??= await crypto.subtle.importKey('raw', this.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    this.key ??= await crypto.subtle.importKey('raw', new TextEncoder().encode(await this.appKey()), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
     return this.key;
   }
 

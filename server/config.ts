@@ -1,7 +1,5 @@
 // Configuration from the environment: every setting has a documented default and is
 // validated once at start, so a typo fails loudly instead of running with a surprise.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { STRONG_PASSWORD_HASHING, type PasswordHashing } from '../domain/passwords.js';
 import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
@@ -14,8 +12,8 @@ export interface Config {
   /** PostgreSQL: connections keep the plans of the statistics reads (db/kept-plans.ts); off behind a transaction-mode pooler. */
   databaseKeepPlans: boolean;
   dataDir: string;
-  /** Secret that signs access tokens. */
-  appKey: string;
+  /** APP_KEY: the secret that signs access tokens; unset, the one kept in the database is used (server/app-key.ts). */
+  appKey: string | undefined;
   /** Access-token lifetime in seconds. */
   tokenTtlSeconds: number;
   /** argon2id cost of new password hashes (PASSWORD_HASH_*); the strong defaults are for production. */
@@ -33,6 +31,10 @@ export interface Config {
   trustProxy: boolean;
   /** Public base address of the service, used in links (files, OAuth redirects). */
   publicUrl: string;
+  /** Seconds between SIGTERM (readiness turns 503) and the drain, so balancers stop sending first (SHUTDOWN_DELAY, default 5). */
+  shutdownDelaySeconds: number;
+  /** How long the readiness check waits for the database before answering 503 (READINESS_TIMEOUT_MS, default 2000). */
+  readinessTimeoutMs: number;
   /** Whether this process runs the background job workers (RUN_JOBS, default true). */
   runJobs: boolean;
   /** Exchange-rates provider: an HTTP base URL (RATES_PROVIDER_URL), or undefined for the bundled offline table. */
@@ -144,6 +146,8 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimitAuth = int('RATE_LIMIT_AUTH', 10);
   const rateLimitApi = int('RATE_LIMIT_API', 600);
   const llmTimeoutSeconds = int('LLM_TIMEOUT', 60, 1, 600);
+  const shutdownDelaySeconds = int('SHUTDOWN_DELAY', 5, 0, 300);
+  const readinessTimeoutMs = int('READINESS_TIMEOUT_MS', 2000, 50, 60_000);
   const passwordHashing: PasswordHashing = {
     memoryCost: int('PASSWORD_HASH_MEMORY_KIB', STRONG_PASSWORD_HASHING.memoryCost, 8, 4 * 1024 * 1024),
     timeCost: int('PASSWORD_HASH_ITERATIONS', STRONG_PASSWORD_HASHING.timeCost, 1, 100),
@@ -158,7 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databaseKeepPlans,
     dataDir,
-    appKey: env.APP_KEY || persistedAppKey(dataDir),
+    appKey: env.APP_KEY || undefined,
     tokenTtlSeconds: tokenTtlSeconds!,
     passwordHashing,
     logLevel,
@@ -169,6 +173,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     trustProxy,
     publicUrl,
+    shutdownDelaySeconds,
+    readinessTimeoutMs,
     runJobs,
     ratesProviderUrl: ratesProvider === 'offline' ? undefined : ratesProvider.replace(/\/+$/, ''),
     ratesProviderKey: env.RATES_PROVIDER_KEY || undefined,
@@ -193,14 +199,4 @@ export function parseDuration(text: string): number | undefined {
   const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
   const seconds = Number(match[1]) * unit;
   return seconds > 0 ? seconds : undefined;
-}
-
-/** Without APP_KEY, a random key is made once and kept in the data folder, so tokens survive restarts. */
-function persistedAppKey(dataDir: string): string {
-  const file = path.join(dataDir, 'app.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
 }

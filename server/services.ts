@@ -6,6 +6,7 @@ import type { TokenService } from './auth.js';
 import type { FileStorage } from './storage.js';
 import type { DatabaseServices, JobQueue } from '../db/services.js';
 import type { AssetPriceService } from './asset-prices.js';
+import type { Lifecycle } from './lifecycle.js';
 
 /**
  * The queue handlers see. The app is built before the job runner starts (main.ts attaches it);
@@ -35,6 +36,10 @@ export interface AppServices extends DatabaseServices {
   config: Config;
   databaseKind: DatabaseKind;
   tokens: TokenService;
+  /** The secret that signs tokens and keys one-time code hashes: APP_KEY, or the database's (server/app-key.ts). */
+  appKey: () => Promise<string>;
+  /** Starting, serving or draining: what the readiness check and the starting gate read. */
+  lifecycle: Lifecycle;
   /** Uploaded files (attachments, icons, imports). */
   storage: FileStorage;
   /** Asset search and prices from the CoinGecko-compatible provider. */

@@ -1,4 +1,9 @@
-// Authentication over HTTP: register, login, logout, the current user, token checks.
+// Authentication over HTTP: register, login, logout, the current user, token checks, and the
+// signing key that apps on one database share without APP_KEY.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { SignJWT } from 'jose';
 import t from 'tap';
 import { startApp } from './helpers/harness.js';
@@ -174,4 +179,50 @@ t.test('login and register are rate limited per IP and per e-mail, in the envelo
     payload: body,
   });
   t.equal(otherIp.statusCode, 429, 'the same e-mail from another IP is still limited');
+});
+
+t.test('without APP_KEY, every app on one database signs with the one key kept there', async (t) => {
+  // three processes' apps, each with its own data folder, on this file's database
+  const fleet = await Promise.all([1, 2, 3].map(() => startApp(t, { database: api.database, appKey: undefined })));
+  t.equal(new Set(fleet.map((a) => a.config.dataDir)).size, 3, 'three data folders');
+  const keys = await Promise.all(fleet.map((a) => a.app.services.appKey()));
+  t.equal(new Set(keys).size, 1, 'first starts at the same moment agree on one key');
+  t.same(await api.db.selectFrom('app_key').select('key').execute(), [{ key: keys[0] }], 'one row holds it');
+
+  const { token } = await fleet[0].newUser();
+  for (const [i, other] of fleet.entries()) t.equal((await other.request('GET', '/api/v1/user', { token })).status, 200, `accepted by app ${i + 1}`);
+  t.equal(await api.app.services.appKey(), api.config.appKey, 'an explicit APP_KEY wins over the kept one');
+  t.equal((await api.request('GET', '/api/v1/user', { token })).status, 401, 'so that app refuses the others\' tokens');
+
+  // rotation: the row deleted, the next start makes a new key and the old tokens stop working
+  await api.db.deleteFrom('app_key').execute();
+  const restarted = await startApp(t, { database: api.database, appKey: undefined });
+  t.not(await restarted.app.services.appKey(), keys[0], 'a new key');
+  t.equal((await restarted.request('GET', '/api/v1/user', { token })).status, 401, 'tokens of the old key are refused');
+});
+
+t.test('a key an older version kept in DATA_DIR/app.key becomes the database\'s, so its tokens stay valid', async (t) => {
+  await api.db.deleteFrom('app_key').execute();
+  const dataDirWith = (key: string) => {
+    const dir = path.join(tmpdir(), `finance-key-${randomUUID()}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'app.key'), `${key}\n`);
+    return dir;
+  };
+  const legacyKey = 'legacy-key-made-by-an-older-version-0123';
+  // the older version signed with the file's key, as APP_KEY does now
+  const older = await startApp(t, { database: api.database, appKey: legacyKey });
+  const { token } = await older.newUser();
+
+  const dataDir = dataDirWith(legacyKey);
+  const upgraded = await startApp(t, { database: api.database, appKey: undefined, dataDir });
+  t.equal((await upgraded.request('GET', '/api/v1/user', { token })).status, 200, 'a token issued before the upgrade is accepted');
+  t.same(await api.db.selectFrom('app_key').select('key').execute(), [{ key: legacyKey }], 'the file\'s key is kept in the database');
+  t.notOk(existsSync(path.join(dataDir, 'app.key')), 'and the file is gone, so deleting the row rotates the key');
+
+  // another process with a stale file of its own joins: the database's key wins
+  const stale = dataDirWith('a-stale-key-of-another-folder-0123456789');
+  const joining = await startApp(t, { database: api.database, appKey: undefined, dataDir: stale });
+  t.equal((await joining.request('GET', '/api/v1/user', { token })).status, 200, 'the joining process accepts the same token');
+  t.notOk(existsSync(path.join(stale, 'app.key')), 'its stale file is removed');
 });

@@ -1,8 +1,11 @@
 // The request path over HTTP: routing errors, media types, sizes, validation, the envelope,
 // request ids, CORS, docs, info, faults, and the contract check itself.
+import { createServer, type Socket } from 'node:net';
 import t from 'tap';
+import { openDatabase } from '../db/connection.js';
 import { operations } from '../generated/operations.js';
 import { allHandlers } from '../handlers/index.js';
+import { drainAndClose, Lifecycle } from '../server/lifecycle.js';
 import { startApp } from './helpers/harness.js';
 
 const api = await startApp(t, { uploadLimitBytes: 1024 * 1024 });
@@ -96,6 +99,78 @@ t.test('info says what this server is and how much it implements', async (t) => 
     t.equal(res.body.data.database, process.env.DATABASE_URL ? 'postgresql' : 'embedded');
     t.equal(res.body.data.operations.total, operations.length);
     t.equal(res.body.data.operations.implemented, Object.keys(allHandlers).length);
+  }
+});
+
+t.test('health: live and ready while serving', async (t) => {
+  const live = await api.request('GET', '/api/health/live');
+  t.equal(live.status, 200);
+  t.same(live.body, { success: true, message: 'The service is running.', data: { status: 'live' } });
+  const ready = await api.request('GET', '/api/health/ready');
+  t.equal(ready.status, 200);
+  t.same(ready.body.data, { status: 'ready' });
+});
+
+t.test('health while starting: live, not ready, every other operation 503 until served', async (t) => {
+  const lifecycle = new Lifecycle('starting');
+  const starting = await startApp(t, { database: api.database, lifecycle });
+  t.equal((await starting.request('GET', '/api/health/live')).status, 200);
+  const ready = await starting.request('GET', '/api/health/ready');
+  t.equal(ready.status, 503);
+  t.same(ready.body, { success: false, message: 'The service is starting: the database is being migrated.' });
+  t.equal(ready.headers['retry-after'], '5');
+  for (const [method, url] of [['GET', '/api/info'], ['POST', '/api/register'], ['GET', '/api/v1/user']]) {
+    const held = await starting.request(method, url, { body: method === 'POST' ? {} : undefined });
+    t.same([held.status, held.body.message], [503, 'The service is starting. Try again in a few seconds.'], `${method} ${url} is held`);
+  }
+  lifecycle.serve();
+  t.equal((await starting.request('GET', '/api/health/ready')).status, 200, 'ready once migrated');
+  t.equal((await starting.request('GET', '/api/info')).status, 200);
+});
+
+t.test('health from the shutdown signal on: not ready at once, still serving until the drain', async (t) => {
+  const stopping = await startApp(t, { database: api.database });
+  const { token } = await stopping.newUser();
+  const shutdown = drainAndClose(stopping.app, 300);
+  const ready = await stopping.request('GET', '/api/health/ready');
+  t.same([ready.status, ready.body.message], [503, 'The service is shutting down.']);
+  t.equal((await stopping.request('GET', '/api/health/live')).status, 200, 'still alive');
+  t.equal((await stopping.request('GET', '/api/v1/user', { token })).status, 200, 'requests still arriving are served');
+  await shutdown;
+  await t.rejects(stopping.app.inject({ method: 'GET', url: '/api/health/live' }), 'then closed');
+});
+
+t.test('health when the database cannot be reached: 503 within the bound, never a hang', async (t) => {
+  // a port nobody listens on: refused at once
+  const closedPort = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  const refused = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${closedPort}/finance`, poolSize: 2 });
+  t.teardown(() => refused.close());
+  const down = await startApp(t, { database: refused, readinessTimeoutMs: 300 });
+  const answer = await down.request('GET', '/api/health/ready');
+  t.same([answer.status, answer.body.message], [503, 'The database cannot be reached.']);
+  t.equal((await down.request('GET', '/api/health/live')).status, 200, 'alive all the same');
+
+  // a server that accepts the connection and never answers: the check gives up at the bound
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const hung = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${(silent.address() as { port: number }).port}/finance`, poolSize: 2 });
+  t.teardown(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+    await hung.close();
+  });
+  const silentApp = await startApp(t, { database: hung, readinessTimeoutMs: 300 });
+  for (const attempt of [1, 2]) {
+    const started = Date.now();
+    const timedOut = await silentApp.request('GET', '/api/health/ready');
+    t.same([timedOut.status, timedOut.body.message], [503, 'The database did not answer within 300 ms.'], `check ${attempt}`);
+    t.ok(Date.now() - started < 1500, `answered within the bound (${Date.now() - started} ms)`);
   }
 });
 

@@ -56,6 +56,8 @@ import {
   getReminder,
   getServerInfo,
   getServerInfoV1,
+  getLiveness,
+  getReadiness,
   getCloudBenefits,
   listCloudPlans,
   loginUserAuthAlias,
@@ -177,6 +179,7 @@ async function accounts(client: Client): Promise<string> {
   const info = must((await getServerInfo({ client })).data, 'info').data;
   console.log(info.version);
   await getServerInfoV1({ client });
+  console.log(must((await getLiveness({ client })).data, 'live').data.status, (await getReadiness({ client })).data?.data.status);
   // the reference mobile app's paths
   const phoneLogin = must((await loginUserAuthAlias({ client, body: { phone: '+33612345678', password: 'correct horse battery' } })).data, 'phone login');
   console.log(phoneLogin.token, phoneLogin.data.user.id);

@@ -51,6 +51,7 @@ async function accounts(client: Client): Promise<string> {
   const info = must((await client.GET('/info')).data, 'info').data;
   console.log(info.version);
   await client.GET('/v1/info');
+  console.log(must((await client.GET('/health/live')).data, 'live').data.status, (await client.GET('/health/ready')).data?.data.status);
   // the reference mobile app's paths
   const phoneLogin = must((await client.POST('/v1/auth/login', { body: { phone: '+33612345678', password: 'correct horse battery' } })).data, 'phone login');
   console.log(phoneLogin.token, phoneLogin.data.user.id);

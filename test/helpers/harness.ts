@@ -11,7 +11,7 @@ import type { Database } from '../../db/schema.js';
 import type { AppOptions, ContractReport } from '../../server/app.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import type { Contract } from '../../server/contract.js';
-import { throwawayDatabase } from './migrated-database.js';
+import { throwawayDatabase, type ThrowawayDatabase } from './migrated-database.js';
 import { inProject } from './project.js';
 import { TEST_ENV } from './test-environment.js';
 
@@ -46,6 +46,8 @@ export interface TestApp {
   db: Kysely<Database>;
   /** For components that connect on their own (the job queue). */
   connectionString: string;
+  /** The database handle, for a second app on the same database (`startApp(t, { database })`). */
+  database: ThrowawayDatabase;
   config: Config;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** Registers and logs in a fresh user; returns its token and record. */
@@ -54,10 +56,16 @@ export interface TestApp {
 
 export async function startApp(
   t: TestContext,
-  overrides: Partial<Config> & { now?: () => Date; handlers?: AppOptions['handlers'] } = {},
+  overrides: Partial<Config> & {
+    now?: () => Date;
+    handlers?: AppOptions['handlers'];
+    lifecycle?: AppOptions['lifecycle'];
+    /** Another app's database (or one the test made), shared: the caller's to close. */
+    database?: ThrowawayDatabase;
+  } = {},
 ): Promise<TestApp> {
-  const [database, { buildApp }, checked] = await Promise.all([throwawayDatabase(), import('../../server/app.js'), contract()]);
-  const { now, handlers, ...configOverrides } = overrides;
+  const { now, handlers, lifecycle, database: shared, ...configOverrides } = overrides;
+  const [database, { buildApp }, checked] = await Promise.all([shared ?? throwawayDatabase(), import('../../server/app.js'), contract()]);
   const config: Config = {
     ...loadConfig({ ...TEST_ENV, APP_KEY: 'test-key-0123456789abcdef0123456789', DATA_DIR: path.join('/tmp', `finance-test-${randomUUID()}`) }),
     rateLimitAuth: 0,
@@ -72,12 +80,14 @@ export async function startApp(
     contract: checked,
     handlers,
     now,
+    lifecycle,
     logger: false,
     onResponseChecked: (report) => reports.push(report),
   });
   await app.ready();
   t.teardown(async () => {
     await app.close();
+    if (shared) return;
     await database.close();
     await database.dropDatabase?.();
   });
@@ -111,7 +121,7 @@ export async function startApp(
     return { token: registered.body.data.token as string, user: registered.body.data.user, email, password };
   };
 
-  return { app, db: database.db, connectionString: database.connectionString, config, request, newUser };
+  return { app, db: database.db, connectionString: database.connectionString, database, config, request, newUser };
 }
 
 function recordCoverage(report: ContractReport): void {

@@ -53,6 +53,8 @@ export async function startService(env: Record<string, string>): Promise<Service
       LOG_LEVEL: 'warn',
       RATE_LIMIT_AUTH: '0',
       RATE_LIMIT_API: '0',
+      // no wait between SIGTERM and the drain: nothing balances these processes
+      SHUTDOWN_DELAY: '0',
       HOST: '127.0.0.1',
       PORT: String(port),
       ...env,

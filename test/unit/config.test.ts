@@ -1,5 +1,5 @@
-// Configuration from the environment: defaults, validation, the persisted app key.
-import { mkdtempSync, readFileSync } from 'node:fs';
+// Configuration from the environment: defaults, validation. (The key kept without APP_KEY: test/app-key.test.ts.)
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -21,9 +21,11 @@ t.test('defaults', async (t) => {
     rateLimitApi: 600,
     corsOrigins: '*',
     databaseKeepPlans: true,
+    shutdownDelaySeconds: 5,
+    readinessTimeoutMs: 2000,
   });
-  t.equal(config.appKey, readFileSync(path.join(dataDir, 'app.key'), 'utf8').trim(), 'a generated key is kept in DATA_DIR');
-  t.equal(loadConfig({ DATA_DIR: dataDir }).appKey, config.appKey, 'and reused on the next start');
+  t.equal(config.appKey, undefined, 'without APP_KEY the key is the one kept in the database');
+  t.notOk(existsSync(path.join(dataDir, 'app.key')), 'and no key file is written');
   t.equal(loadConfig({ DATA_DIR: dataDir, APP_KEY: 'given' }).appKey, 'given');
 });
 
@@ -41,6 +43,8 @@ t.test('settings', async (t) => {
   t.same(config.corsOrigins, ['https://a.test', 'https://b.test']);
   t.equal(config.uploadLimitBytes, 2 * 1024 * 1024);
   t.equal(loadConfig({ APP_KEY: 'k', DATABASE_KEEP_PLANS: 'off' }).databaseKeepPlans, false, 'off behind a transaction-mode pooler');
+  t.match(loadConfig({ APP_KEY: 'k', SHUTDOWN_DELAY: '0', READINESS_TIMEOUT_MS: '500' }), { shutdownDelaySeconds: 0, readinessTimeoutMs: 500 });
+  t.throws(() => loadConfig({ APP_KEY: 'k', SHUTDOWN_DELAY: 'soon' }), /SHUTDOWN_DELAY/);
 });
 
 t.test('on/off settings take one spelling, whatever their case', async (t) => {

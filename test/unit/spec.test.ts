@@ -75,11 +75,13 @@ t.test('the operation table matches the spec', async (t) => {
   t.equal(new Set(fromSpec).size, fromSpec.length, 'operationIds are unique');
 });
 
-t.test('public routes are exactly the account, info and social-login entry points', async (t) => {
+t.test('public routes are exactly the account, info, health and social-login entry points', async (t) => {
   const publicIds = operations.filter((op) => op.public).map((op) => op.operationId).sort();
   t.same(publicIds, [
     'getCloudBenefits',
+    'getLiveness',
     'getOAuthRedirect',
+    'getReadiness',
     'getServerInfo',
     'getServerInfoV1',
     'handleMobileOAuthCallback',
