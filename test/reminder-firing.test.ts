@@ -129,8 +129,9 @@ t.test('two workers at once fire each occurrence exactly once', async (t) => {
   );
   clock = new Date('2026-07-02T08:00:00Z');
   const [a, b] = await Promise.all([fireDueReminders(api.db, clock), fireDueReminders(api.db, clock)]);
-  // Reminders of the other tests are due too; only this test's are counted.
-  t.ok(a + b >= 12 && a > 0 && b >= 0, `the workers shared the work (${a} + ${b})`);
+  // Reminders of the other tests are due too; only this test's are counted. How the two split
+  // the work is the scheduler's (the embedded database, on its own thread, may serve one first).
+  t.ok(a + b >= 12, `the two workers fired every due reminder between them (${a} + ${b})`);
   for (const reminder of reminders) t.equal((await notificationsOf(reminder.id)).length, 1);
   t.equal(await fireDueReminders(api.db, clock), 0, 'a rerun fires nothing');
   t.equal((await notificationsOf(reminders[0].id)).length, 1);
