@@ -36,7 +36,7 @@ const COVERAGE_DIR = path.join(ROOT, '.tap', `operation-coverage-${process.pid}`
 const SOURCE_DIRS = ['db', 'domain', 'generated', 'handlers', 'jobs', 'scripts', 'server', 'test'];
 const BESIDE_SOURCES = ['generated/openapi.json', 'test/fixtures', 'test/clients/reference-calls.json'];
 /** Longest first when no earlier run's times are known (a clean clone: CI). */
-const KNOWN_LONG = ['test/fuzz.test.ts', 'test/crash-recurring.test.ts', 'test/crash-import-mail.test.ts', 'test/sync-fleet.test.ts', 'test/import-session-scale.test.ts'];
+const KNOWN_LONG = ['test/fuzz.test.ts', 'test/process-fleet.test.ts', 'test/crash-recurring.test.ts', 'test/crash-import-mail.test.ts', 'test/sync-fleet.test.ts', 'test/import-session-scale.test.ts'];
 /**
  * Node's arguments for each test process. `--liftoff-only`: V8 compiles the embedded database's
  * WebAssembly with its baseline compiler only. By default it also recompiles hot functions

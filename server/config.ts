@@ -28,6 +28,8 @@ export interface Config {
   corsOrigins: string[] | '*';
   /** Redis for counters shared by several processes (rate limits); unset keeps them in memory. */
   redisUrl: string | undefined;
+  /** The prefix of every Redis key the service writes (REDIS_KEY_PREFIX), so deployments can share one Redis. */
+  redisKeyPrefix: string;
   trustProxy: boolean;
   /** Public base address of the service, used in links (files, OAuth redirects). */
   publicUrl: string;
@@ -104,6 +106,8 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
+  const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? 'finance-rl:';
+  if (!/^[\w:.-]{1,64}$/.test(redisKeyPrefix)) problems.push('REDIS_KEY_PREFIX must be 1 to 64 letters, digits or _ : . -');
 
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
@@ -171,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitApi,
     corsOrigins: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()).filter(Boolean),
     redisUrl,
+    redisKeyPrefix,
     trustProxy,
     publicUrl,
     shutdownDelaySeconds,

@@ -3,7 +3,7 @@
 // the same queue runs in-process through its loopback server. Several processes may run
 // workers; each job is written to be safe when it runs twice.
 import PgBoss from 'pg-boss';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/schema.js';
 import type { AppServices } from './services.js';
@@ -37,19 +37,38 @@ export class JobRunner {
     private readonly definitions: JobDefinition<any>[],
     private readonly ctx: JobContext,
     private readonly pollingIntervalSeconds = 2,
+    /**
+     * Several processes share the database (PostgreSQL): their runners set the queues up one at
+     * a time. pg-boss's own setup (its schema, create_queue, schedules) deadlocked when three
+     * processes started at once (test/process-fleet.test.ts). The embedded database has one
+     * process, and holding a transaction open there would stall pg-boss's own connections.
+     */
+    private readonly sharedDatabase = false,
   ) {}
 
   async start(): Promise<void> {
     const boss = new PgBoss({ connectionString: this.connectionString, max: 4 });
     boss.on('error', (error) => this.ctx.log.error({ err: error }, 'job queue error'));
-    await boss.start();
+    const setUp = async () => {
+      await boss.start();
+      for (const job of this.definitions) {
+        await boss.createQueue(job.name);
+        if (job.cron) await boss.schedule(job.name, job.cron);
+      }
+    };
+    if (this.sharedDatabase) {
+      await this.ctx.db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtextextended('job-queue-setup', 0))`.execute(trx);
+        await setUp();
+      });
+    } else {
+      await setUp();
+    }
     for (const job of this.definitions) {
-      await boss.createQueue(job.name);
       const worker = await boss.work<object>(job.name, { pollingIntervalSeconds: this.pollingIntervalSeconds }, async (batch) => {
         for (const item of batch) await job.run(this.ctx, item.data ?? {});
       });
       this.workers.set(job.name, worker);
-      if (job.cron) await boss.schedule(job.name, job.cron);
     }
     this.boss = boss;
     for (const job of this.definitions) if (job.resumeAtStart) await boss.send(job.name, {});

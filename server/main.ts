@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   await migrateToLatest(database.db);
   await app.services.appKey(); // settled now, so a database problem stops the start, not a request
   if (stopping) return;
-  runner = config.runJobs ? new JobRunner(database.connectionString, jobs, { db: database.db, services: app.services, log: app.log }) : undefined;
+  runner = config.runJobs ? new JobRunner(database.connectionString, jobs, { db: database.db, services: app.services, log: app.log }, undefined, database.kind === 'postgresql') : undefined;
   await runner?.start();
   app.services.jobs.attach(runner);
   lifecycle.serve();

@@ -29,7 +29,7 @@ export async function setupRateLimits(app: FastifyInstance, config: Config): Pro
     redis.on('error', (error) => app.log.warn({ err: error }, 'rate-limit store (Redis) unavailable'));
     app.addHook('onClose', async () => void (await redis.quit()));
   }
-  await app.register(rateLimit, { global: false, ...(redis ? { redis, nameSpace: 'finance-rl:' } : {}) });
+  await app.register(rateLimit, { global: false, ...(redis ? { redis, nameSpace: config.redisKeyPrefix } : {}) });
 
   /** A preHandler that answers 429 (with Retry-After) once `key` used up `max` this minute. */
   const limit = (max: number, keyOf: (request: FastifyRequest) => string | undefined): preHandlerAsyncHookHandler => {
