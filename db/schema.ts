@@ -711,6 +711,22 @@ export interface EngagementSendsTable {
 
 // ---- the database ----------------------------------------------------------------------------
 
+// ---- 032 data versions -----------------------------------------------------------------------
+
+/** Bumped at the commit of every transaction that changes a row the user's responses show. */
+export interface UserVersionsTable {
+  user_id: number;
+  version: number;
+  /** The clock at the last bump: every row the version counts is stamped at or before it. */
+  changed_at: Timestamp;
+}
+
+/** A counter per global table responses depend on (`exchange_rates`). */
+export interface SharedVersionsTable {
+  name: string;
+  version: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -762,6 +778,9 @@ export interface Database {
   emails: EmailsTable;
 
   engagement_sends: EngagementSendsTable;
+
+  user_versions: UserVersionsTable;
+  shared_versions: SharedVersionsTable;
 }
 
 // Row shapes for handlers: X = a selected row, NewX = an insert, XUpdate = an update.

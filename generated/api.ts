@@ -4850,6 +4850,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Nothing the `If-None-Match` tag covers has changed: no body; the earlier answer stands (its `last_sync` and cursors stay valid watermarks). */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Deleted (soft delete for synced records). `data` is null. */
         Deleted: {
             headers: {
@@ -4897,6 +4906,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+        IfNoneMatch: string;
         /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
         Limit: number;
         /** @description 1-based page number. A page past the end returns no items. */
@@ -4911,7 +4922,12 @@ export interface components {
         Id: number;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description A weak tag of this answer, derived from the user's data version (bumped by the commit of any change of theirs, from any device), the token, the request (path, query string, `Accept-Language`) and what else the operation depends on (its `x-conditional`). Send it back as `If-None-Match`. Absent when the answer cannot be revalidated (a sync page that a write still open held rows back from). */
+        ETag: string;
+        /** @description `private, no-cache`: caches revalidate every time; shared caches do not store it. */
+        CacheControl: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -5375,7 +5391,10 @@ export interface operations {
     getCurrentUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5384,12 +5403,15 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
@@ -5687,7 +5709,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5696,12 +5721,15 @@ export interface operations {
             /** @description A page of wallets. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WalletPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -5751,7 +5779,10 @@ export interface operations {
     getWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -5763,12 +5794,15 @@ export interface operations {
             /** @description The wallet. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WalletResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -5843,7 +5877,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5852,12 +5889,15 @@ export interface operations {
             /** @description A page of groups. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -5907,7 +5947,10 @@ export interface operations {
     getGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -5919,12 +5962,15 @@ export interface operations {
             /** @description The group. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -5999,7 +6045,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6008,12 +6057,15 @@ export interface operations {
             /** @description A page of parties. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PartyPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6063,7 +6115,10 @@ export interface operations {
     getParty: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -6075,12 +6130,15 @@ export interface operations {
             /** @description The party. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PartyResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -6157,7 +6215,10 @@ export interface operations {
                 /** @description Only categories of this type. */
                 type?: components["schemas"]["CategoryType"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6166,12 +6227,15 @@ export interface operations {
             /** @description A page of categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CategoryPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6222,7 +6286,10 @@ export interface operations {
     getCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -6234,12 +6301,15 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CategoryResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -6337,7 +6407,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6346,12 +6419,15 @@ export interface operations {
             /** @description Every matching entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigurationPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6401,7 +6477,10 @@ export interface operations {
     getConfiguration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
@@ -6413,12 +6492,15 @@ export interface operations {
             /** @description The entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigurationResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -6509,7 +6591,10 @@ export interface operations {
                 /** @description Case-insensitive substring of the description, or an exact amount: when the text with every character but digits and `.` removed is a number, rows with that amount match too. */
                 search?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6518,12 +6603,15 @@ export interface operations {
             /** @description A page of transactions with the filtered totals. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransactionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6577,7 +6665,10 @@ export interface operations {
                 /** @description When given, a transaction of the other type is 404. */
                 type?: components["schemas"]["TransactionType"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -6589,12 +6680,15 @@ export interface operations {
             /** @description The transaction. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransactionResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -6828,7 +6922,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6837,12 +6934,15 @@ export interface operations {
             /** @description A page of refund records. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RefundPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6903,7 +7003,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6912,12 +7015,15 @@ export interface operations {
             /** @description A page of transfers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransferPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6967,7 +7073,10 @@ export interface operations {
     getTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -6979,12 +7088,15 @@ export interface operations {
             /** @description The transfer. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransferResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -7061,7 +7173,10 @@ export interface operations {
                 /** @description true lists only active budgets, false only inactive ones; absent lists both. */
                 active?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7070,12 +7185,15 @@ export interface operations {
             /** @description A page of budgets. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7124,7 +7242,10 @@ export interface operations {
     getBudget: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7136,12 +7257,15 @@ export interface operations {
             /** @description The budget with its targets and current progress. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -7204,7 +7328,10 @@ export interface operations {
     getBudgetProgress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7216,12 +7343,15 @@ export interface operations {
             /** @description The current progress. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetProgressResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -7236,7 +7366,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7248,12 +7381,15 @@ export interface operations {
             /** @description A page of the window's transactions. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetTransactionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -7305,7 +7441,10 @@ export interface operations {
                 /** @description Only the states of this budget (an id that is not one of the caller's budgets gives an empty list). */
                 budget_id?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7314,12 +7453,15 @@ export interface operations {
             /** @description A page of period states. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetPeriodStatePage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7433,7 +7575,10 @@ export interface operations {
                 /** @description Compute only this part (see the Statistics schema); absent computes everything. */
                 section?: components["schemas"]["StatsSection"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7442,12 +7587,15 @@ export interface operations {
             /** @description The statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatisticsResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7493,7 +7641,10 @@ export interface operations {
                 /** @description When true, only unread notifications. */
                 unread_only?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7502,12 +7653,15 @@ export interface operations {
             /** @description A page of notifications with the unread count. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7540,7 +7694,10 @@ export interface operations {
     getUnreadNotificationCount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7549,12 +7706,15 @@ export interface operations {
             /** @description The number of unread notifications. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationUnreadCountResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
@@ -7563,7 +7723,10 @@ export interface operations {
     getNotificationPreferences: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7572,12 +7735,15 @@ export interface operations {
             /** @description The preferences. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationPreferencesResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
@@ -7616,7 +7782,10 @@ export interface operations {
     getNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7628,12 +7797,15 @@ export interface operations {
             /** @description The notification. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -7743,7 +7915,10 @@ export interface operations {
                 /** @description Only reminders with this status. */
                 status?: components["schemas"]["ReminderStatus"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7752,12 +7927,15 @@ export interface operations {
             /** @description A page of reminders. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReminderPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7806,7 +7984,10 @@ export interface operations {
     getReminder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7818,12 +7999,15 @@ export interface operations {
             /** @description The reminder. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReminderResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -8261,7 +8445,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8270,12 +8457,15 @@ export interface operations {
             /** @description A page of imports. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FileImportPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
@@ -8289,7 +8479,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -8301,12 +8494,15 @@ export interface operations {
             /** @description A page of failed rows. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FailedImportPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -8457,7 +8653,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8466,12 +8665,15 @@ export interface operations {
             /** @description A page of sessions. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImportSessionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
@@ -8485,7 +8687,10 @@ export interface operations {
                 /** @description (Omitted, all.) At most this many suggestions; 0 for none (the counts and `progress` only). */
                 suggestions_limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -8497,12 +8702,15 @@ export interface operations {
             /** @description The session. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImportSessionResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -8585,7 +8793,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8594,12 +8805,15 @@ export interface operations {
             /** @description A page of chats. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChatSessionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
@@ -8638,7 +8852,10 @@ export interface operations {
     getChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The chat's id. An unknown id, another user's chat or a non-numeric id is 404 "Chat session not found.". */
                 chat: number;
@@ -8650,12 +8867,15 @@ export interface operations {
             /** @description The chat. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChatSessionDetailResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];

@@ -109,8 +109,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id', 'If-None-Match'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
   });
   await app.register(multipart, {
     attachFieldsToBody: true,
@@ -218,7 +218,9 @@ function reportContract(app: FastifyInstance, contract: Contract, report: (r: Co
     if (!operationId) return payload;
     const contentType = String(reply.getHeader('content-type') ?? '');
     let violations: string[] = [];
-    if (contentType.startsWith('application/json')) {
+    if (payload === undefined || payload === null || payload === '') {
+      violations = contract.checkEmptyResponse(operationId, reply.statusCode, reply.getHeaders());
+    } else if (contentType.startsWith('application/json')) {
       try {
         violations = contract.checkResponse(operationId, reply.statusCode, JSON.parse(String(payload)));
       } catch (error) {
