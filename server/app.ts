@@ -219,7 +219,7 @@ function reportContract(app: FastifyInstance, contract: Contract, report: (r: Co
     const contentType = String(reply.getHeader('content-type') ?? '');
     let violations: string[] = [];
     if (payload === undefined || payload === null || payload === '') {
-      violations = contract.checkEmptyResponse(operationId, reply.statusCode, reply.getHeaders());
+      violations = emptyResponseViolations(contract, operationId, reply.statusCode, reply.getHeaders());
     } else if (contentType.startsWith('application/json')) {
       try {
         violations = contract.checkResponse(operationId, reply.statusCode, JSON.parse(String(payload)));
@@ -231,4 +231,20 @@ function reportContract(app: FastifyInstance, contract: Contract, report: (r: Co
     report({ operationId, status: reply.statusCode, violations });
     return payload;
   });
+}
+
+/**
+ * A response without a body (a 304): the spec must document its very status without content,
+ * and every header it documents for it (they are all such a response says).
+ */
+function emptyResponseViolations(contract: Contract, operationId: string, status: number, headers: Record<string, unknown>): string[] {
+  const operation = operations.find((op) => op.operationId === operationId)!;
+  const responses = (contract.document.paths?.[operation.path] as Record<string, any>)[operation.method.toLowerCase()].responses;
+  const response = contract.resolve(responses[String(status)]);
+  if (!response) return [`status ${status} without a body is not documented`];
+  if (response.content) return [`status ${status} is documented with a body, sent without one`];
+  const present = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+  return Object.keys(response.headers ?? {})
+    .filter((name) => !present.has(name.toLowerCase()))
+    .map((name) => `header ${name} is missing`);
 }
