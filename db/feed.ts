@@ -73,6 +73,8 @@ export interface FeedOptions {
   horizon?: Promise<Date>;
   /** Who pages this feed, and its parameters but the page (the table is added to them). */
   marks?: { tokenId: number; feed: string };
+  /** Told the horizon a sync page held back the rows stamped at or after (the request's ETag depends on it). */
+  horizonRead?: (horizon: Date) => void;
 }
 
 /** Sort keys, most significant first: `[column, direction]`. */
@@ -201,6 +203,7 @@ async function syncPage<Row extends StampedRow>(
   // a cursor takes precedence over synced_since; a since in the future reads as now
   const since = options.cursor ? undefined : options.since && options.since > horizon ? horizon : options.since;
   let window = query.where(`${table}.last_synced_at`, '<', horizon);
+  options.horizonRead?.(horizon);
   if (since) window = window.where(`${table}.last_synced_at`, '>=', since);
 
   const after = (c: FeedCursor) => sql<boolean>`(${stamp}, ${id}) > (${c.stamp}, ${c.id})`;

@@ -716,6 +716,22 @@ export interface AppKeyTable {
   created_at: TimestampWithDefault;
 }
 
+// ---- 033 data versions -----------------------------------------------------------------------
+
+/** Bumped at the commit of every transaction that changes a row the user's responses show. */
+export interface UserVersionsTable {
+  user_id: number;
+  version: number;
+  /** The clock at the last bump: every row the version counts is stamped at or before it. */
+  changed_at: Timestamp;
+}
+
+/** A counter per global table responses depend on (`exchange_rates`). */
+export interface SharedVersionsTable {
+  name: string;
+  version: number;
+}
+
 // ---- the database ----------------------------------------------------------------------------
 
 export interface Database {
@@ -771,6 +787,9 @@ export interface Database {
   engagement_sends: EngagementSendsTable;
 
   app_key: AppKeyTable;
+
+  user_versions: UserVersionsTable;
+  shared_versions: SharedVersionsTable;
 }
 
 // Row shapes for handlers: X = a selected row, NewX = an insert, XUpdate = an update.

@@ -15,7 +15,14 @@ function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date) {
   return db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
+    .leftJoin('user_versions', 'user_versions.user_id', 'tokens.user_id')
     .select(['tokens.id as tokenId', ...USER_RECORD_COLUMNS])
+    // read with the user, before any page (server/conditional.ts): no round trip of its own
+    .select((eb) => [
+      eb.fn.coalesce('user_versions.version', eb.lit(0)).as('dataVersion'),
+      'user_versions.changed_at as dataChangedAt',
+      eb.selectFrom('shared_versions').select('version').where('name', '=', 'exchange_rates').as('ratesVersion'),
+    ])
     .where('tokens.jti', '=', jti)
     .where('tokens.revoked_at', 'is', null)
     .where('tokens.expires_at', '>', now);

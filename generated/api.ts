@@ -4899,6 +4899,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Nothing the `If-None-Match` tag covers has changed: no body; the earlier answer stands (its `last_sync` and cursors stay valid watermarks). */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Deleted (soft delete for synced records). `data` is null. */
         Deleted: {
             headers: {
@@ -4957,6 +4966,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+        IfNoneMatch: string;
         /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
         Limit: number;
         /** @description 1-based page number. A page past the end returns no items. */
@@ -4971,7 +4982,12 @@ export interface components {
         Id: number;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description A weak tag of this answer, derived from the user's data version (bumped by the commit of any change of theirs, from any device), the token, the request (path, query string, `Accept-Language`) and what else the operation depends on (its `x-conditional`). Send it back as `If-None-Match`. Absent when the answer cannot be revalidated (a sync page that a write still open held rows back from). */
+        ETag: string;
+        /** @description `private, no-cache`: caches revalidate every time; shared caches do not store it. */
+        CacheControl: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -5435,7 +5451,10 @@ export interface operations {
     getCurrentUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5444,12 +5463,15 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
@@ -5792,7 +5814,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5801,12 +5826,15 @@ export interface operations {
             /** @description A page of wallets. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WalletPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -5856,7 +5884,10 @@ export interface operations {
     getWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -5868,12 +5899,15 @@ export interface operations {
             /** @description The wallet. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WalletResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -5948,7 +5982,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5957,12 +5994,15 @@ export interface operations {
             /** @description A page of groups. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6012,7 +6052,10 @@ export interface operations {
     getGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -6024,12 +6067,15 @@ export interface operations {
             /** @description The group. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -6104,7 +6150,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6113,12 +6162,15 @@ export interface operations {
             /** @description A page of parties. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PartyPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6168,7 +6220,10 @@ export interface operations {
     getParty: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -6180,12 +6235,15 @@ export interface operations {
             /** @description The party. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PartyResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -6262,7 +6320,10 @@ export interface operations {
                 /** @description Only categories of this type. */
                 type?: components["schemas"]["CategoryType"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6271,12 +6332,15 @@ export interface operations {
             /** @description A page of categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CategoryPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6327,7 +6391,10 @@ export interface operations {
     getCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -6339,12 +6406,15 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CategoryResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -6442,7 +6512,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6451,12 +6524,15 @@ export interface operations {
             /** @description Every matching entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigurationPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6506,7 +6582,10 @@ export interface operations {
     getConfiguration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The entry's key, e.g. `default-currency`. A key the caller has no live entry for is 404. On GET, an all-digit value (no key is one) names the entry by its numeric `id` instead, as the reference's mobile sync engine reads it. */
                 key: string;
@@ -6518,12 +6597,15 @@ export interface operations {
             /** @description The entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigurationResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -6614,7 +6696,10 @@ export interface operations {
                 /** @description Case-insensitive substring of the description, or an exact amount: when the text with every character but digits and `.` removed is a number, rows with that amount match too. */
                 search?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6623,12 +6708,15 @@ export interface operations {
             /** @description A page of transactions with the filtered totals. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransactionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6682,7 +6770,10 @@ export interface operations {
                 /** @description When given, a transaction of the other type is 404. */
                 type?: components["schemas"]["TransactionType"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -6694,12 +6785,15 @@ export interface operations {
             /** @description The transaction. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransactionResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -6933,7 +7027,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6942,12 +7039,15 @@ export interface operations {
             /** @description A page of refund records. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RefundPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7008,7 +7108,10 @@ export interface operations {
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7017,12 +7120,15 @@ export interface operations {
             /** @description A page of transfers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransferPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7072,7 +7178,10 @@ export interface operations {
     getTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7084,12 +7193,15 @@ export interface operations {
             /** @description The transfer. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TransferResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -7166,7 +7278,10 @@ export interface operations {
                 /** @description true lists only active budgets, false only inactive ones; absent lists both. */
                 active?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7175,12 +7290,15 @@ export interface operations {
             /** @description A page of budgets. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7229,7 +7347,10 @@ export interface operations {
     getBudget: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7241,12 +7362,15 @@ export interface operations {
             /** @description The budget with its targets and current progress. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -7309,7 +7433,10 @@ export interface operations {
     getBudgetProgress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7321,12 +7448,15 @@ export interface operations {
             /** @description The current progress. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetProgressResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -7341,7 +7471,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7353,12 +7486,15 @@ export interface operations {
             /** @description A page of the window's transactions. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetTransactionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -7410,7 +7546,10 @@ export interface operations {
                 /** @description Only the states of this budget (an id that is not one of the caller's budgets gives an empty list). */
                 budget_id?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7419,12 +7558,15 @@ export interface operations {
             /** @description A page of period states. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BudgetPeriodStatePage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7538,7 +7680,10 @@ export interface operations {
                 /** @description Compute only this part (see the Statistics schema); absent computes everything. */
                 section?: components["schemas"]["StatsSection"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7547,12 +7692,15 @@ export interface operations {
             /** @description The statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatisticsResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7598,7 +7746,10 @@ export interface operations {
                 /** @description When true, only unread notifications. */
                 unread_only?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7607,12 +7758,15 @@ export interface operations {
             /** @description A page of notifications with the unread count. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7645,7 +7799,10 @@ export interface operations {
     getUnreadNotificationCount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7654,12 +7811,15 @@ export interface operations {
             /** @description The number of unread notifications. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationUnreadCountResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
@@ -7668,7 +7828,10 @@ export interface operations {
     getNotificationPreferences: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7677,12 +7840,15 @@ export interface operations {
             /** @description The preferences. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationPreferencesResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
@@ -7721,7 +7887,10 @@ export interface operations {
     getNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7733,12 +7902,15 @@ export interface operations {
             /** @description The notification. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -7848,7 +8020,10 @@ export interface operations {
                 /** @description Only reminders with this status. */
                 status?: components["schemas"]["ReminderStatus"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7857,12 +8032,15 @@ export interface operations {
             /** @description A page of reminders. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReminderPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7911,7 +8089,10 @@ export interface operations {
     getReminder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -7923,12 +8104,15 @@ export interface operations {
             /** @description The reminder. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReminderResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -8366,7 +8550,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8375,12 +8562,15 @@ export interface operations {
             /** @description A page of imports. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FileImportPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
@@ -8394,7 +8584,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -8406,12 +8599,15 @@ export interface operations {
             /** @description A page of failed rows. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FailedImportPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -8562,7 +8758,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8571,12 +8770,15 @@ export interface operations {
             /** @description A page of sessions. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImportSessionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
@@ -8590,7 +8792,10 @@ export interface operations {
                 /** @description (Omitted, all.) At most this many suggestions; 0 for none (the counts and `progress` only). */
                 suggestions_limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
                 id: components["parameters"]["Id"];
@@ -8602,12 +8807,15 @@ export interface operations {
             /** @description The session. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImportSessionResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -8690,7 +8898,10 @@ export interface operations {
                 /** @description 1-based page number. A page past the end returns no items. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8699,12 +8910,15 @@ export interface operations {
             /** @description A page of chats. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChatSessionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
@@ -8743,7 +8957,10 @@ export interface operations {
     getChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The chat's id. An unknown id, another user's chat or a non-numeric id is 404 "Chat session not found.". */
                 chat: number;
@@ -8755,12 +8972,15 @@ export interface operations {
             /** @description The chat. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChatSessionDetailResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];

@@ -39,14 +39,14 @@ export const budgetPeriodHandlers = {
 
   // Ordered by (updated_at, id) without synced_since; a sync feed like every other with it.
   listBudgetPeriodStates: async (ctx: HandlerContext<'listBudgetPeriodStates'>) => {
-    const { db, user, query, services } = ctx;
+    const { db, user, query, services, request } = ctx;
     const budgetId = query.budget_id;
     const states = selectPeriodStates(db, user.id).$if(budgetId !== undefined, (q) => q.where('budget_period_states.budget_id', '=', budgetId!));
     const order: ListOrder = [
       ['budget_period_states.updated_at', 'asc'],
       ['budget_period_states.id', 'asc'],
     ];
-    const page = await feedPage(db, states, 'budget_period_states', feedOptions(query, services.now(), order, user.tokenId));
+    const page = await feedPage(db, states, 'budget_period_states', feedOptions(query, services.now(), order, { user, request }));
     return ok({ ...page.meta, data: page.rows.map(toBudgetPeriodState) });
   },
 } satisfies Partial<Handlers>;

@@ -51,8 +51,8 @@ function storedValue(key: ConfigurationKey, type: ConfigurationValueType, value:
 }
 
 export const configurationHandlers = {
-  listConfigurations: async ({ db, user, query, services }: HandlerContext<'listConfigurations'>) => {
-    const options = feedOptions({ ...query, limit: ALL_ENTRIES, page: 1 }, services.now(), [['configurations.id', 'asc']]);
+  listConfigurations: async ({ db, user, query, services, request }: HandlerContext<'listConfigurations'>) => {
+    const options = feedOptions({ ...query, limit: ALL_ENTRIES, page: 1 }, services.now(), [['configurations.id', 'asc']], { user, request, pagesByMark: false });
     const page = await feedPage(db, selectSynced(db, 'configurations', user.id), 'configurations', options);
     const rows = page.rows as ConfigurationRow[];
     return ok({ ...page.meta, per_page: Math.max(1, rows.length), last_page: 1, data: rows.map(toConfiguration) });

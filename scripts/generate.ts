@@ -43,6 +43,21 @@ interface OperationRow {
   tag: string;
   public: boolean;
   bodyTypes: string[];
+  conditional?: string[];
+}
+
+/** What the ETag of an `x-conditional` operation covers besides the user's rows (server/conditional.ts). */
+const CONDITIONAL_FACTS = ['today', 'exchange-rates'];
+
+/** `x-conditional: true`, or `{also-varies-with: [facts]}`: the facts; undefined when absent. */
+function conditionalFacts(op: any, name: string): string[] | undefined {
+  const mark = op['x-conditional'];
+  if (mark === undefined) return undefined;
+  const facts: string[] = mark === true ? [] : (mark?.['also-varies-with'] ?? []);
+  const unknown = facts.filter((fact) => !CONDITIONAL_FACTS.includes(fact));
+  if ((mark !== true && !Array.isArray(mark?.['also-varies-with'])) || unknown.length > 0) throw new Error(`${name}: x-conditional must be true or {also-varies-with: [${CONDITIONAL_FACTS.join(', ')}]}`);
+  if (!op.responses?.['304']) throw new Error(`${name}: x-conditional without a 304 response`);
+  return facts;
 }
 
 const rows: OperationRow[] = [];
@@ -60,6 +75,7 @@ for (const [specPath, item] of Object.entries<any>(spec.paths)) {
       tag: op.tags?.[0] ?? 'default',
       public: security.length === 0,
       bodyTypes: Object.keys(op.requestBody?.content ?? {}),
+      conditional: conditionalFacts(op, `${method.toUpperCase()} ${specPath}`),
     });
   }
 }
@@ -83,7 +99,11 @@ export interface OperationInfo {
   public: boolean;
   /** Media types the request body may have; empty when the operation takes no body. */
   bodyTypes: readonly string[];
+  /** \`x-conditional\`: answers with an ETag and 304; what the tag covers besides the user's rows. */
+  conditional?: readonly ConditionalFact[];
 }
+
+export type ConditionalFact = ${CONDITIONAL_FACTS.map((fact) => `'${fact}'`).join(' | ')};
 
 export type OperationId =
 ${rows.map((r) => `  | '${r.operationId}'`).join('\n')};

@@ -118,8 +118,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id', 'If-None-Match'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
   });
   await app.register(multipart, {
     attachFieldsToBody: true,
@@ -227,7 +227,9 @@ function reportContract(app: FastifyInstance, contract: Contract, report: (r: Co
     if (!operationId) return payload;
     const contentType = String(reply.getHeader('content-type') ?? '');
     let violations: string[] = [];
-    if (contentType.startsWith('application/json')) {
+    if (payload === undefined || payload === null || payload === '') {
+      violations = emptyResponseViolations(contract, operationId, reply.statusCode, reply.getHeaders());
+    } else if (contentType.startsWith('application/json')) {
       try {
         violations = contract.checkResponse(operationId, reply.statusCode, JSON.parse(String(payload)));
       } catch (error) {
@@ -238,4 +240,20 @@ function reportContract(app: FastifyInstance, contract: Contract, report: (r: Co
     report({ operationId, status: reply.statusCode, violations });
     return payload;
   });
+}
+
+/**
+ * A response without a body (a 304): the spec must document its very status without content,
+ * and every header it documents for it (they are all such a response says).
+ */
+function emptyResponseViolations(contract: Contract, operationId: string, status: number, headers: Record<string, unknown>): string[] {
+  const operation = operations.find((op) => op.operationId === operationId)!;
+  const responses = (contract.document.paths?.[operation.path] as Record<string, any>)[operation.method.toLowerCase()].responses;
+  const response = contract.resolve(responses[String(status)]);
+  if (!response) return [`status ${status} without a body is not documented`];
+  if (response.content) return [`status ${status} is documented with a body, sent without one`];
+  const present = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+  return Object.keys(response.headers ?? {})
+    .filter((name) => !present.has(name.toLowerCase()))
+    .map((name) => `header ${name} is missing`);
 }

@@ -38,6 +38,12 @@ export type HandlerResult<O extends OperationId> =
 export type AuthUser = UserRecord & {
   /** The token row this request authenticated with. */
   tokenId: number;
+  /** The user's data version (db/migrations/032), read with the token: 0 before any change. */
+  dataVersion: number;
+  /** When that version was bumped; null before any change. */
+  dataChangedAt: Date | null;
+  /** The exchange rates' version, for the answers that convert with them. */
+  ratesVersion: number | null;
 };
 
 export interface HandlerContext<O extends OperationId> {

@@ -3,9 +3,10 @@
 // once at start-up. Profiled per request, `validateRequest` spent more time preparing than
 // validating: a lodash pass over the headers, a cookie parse, the query turned into a string
 // and deep-cloned, the path template compiled to a regex, a linear search of the operation's
-// parameters per query value. Operations with a header or cookie parameter, or a query
-// parameter carrying JSON, keep `validateRequest` itself (`plan` returns undefined for them), and
-// so does a body that is not parsed JSON (openapi-backend tries to parse it).
+// parameters per query value. Operations with a cookie parameter, or a parameter carrying
+// JSON, keep `validateRequest` itself (`plan` returns undefined for them), and so does a body
+// that is not parsed JSON (openapi-backend tries to parse it). Header parameters (If-None-Match)
+// are checked by their lower-cased names, as openapi-backend's schema names them.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Operation } from 'openapi-backend';
 
@@ -41,7 +42,8 @@ type Parameter = { in: string; name: string; schema?: { type?: string }; content
 /** The plan of one operation (its parameters already dereferenced by openapi-backend), if it can have one. */
 export function plan(operation: Operation, validators: ValidateFunction[]): RequestPlan | undefined {
   const parameters = (operation.parameters ?? []) as Parameter[];
-  if (parameters.some((p) => p.in === 'header' || p.in === 'cookie' || p.content !== undefined)) return undefined;
+  if (parameters.some((p) => p.in === 'cookie' || p.content !== undefined)) return undefined;
+  const headerNames = [...new Set(parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()))];
   const query = new Map<string, QueryParameter>();
   for (const p of parameters) {
     // the first declaration of a name wins, as openapi-backend's lookups find it
@@ -60,7 +62,7 @@ export function plan(operation: Operation, validators: ValidateFunction[]): Requ
       const values: Record<string, unknown> = {
         path: pathParams(normalisedPath(input.path)) ?? {},
         query: parsedQuery(input.query, query),
-        header: {},
+        header: declaredHeaders(input.headers, headerNames),
         cookie: {},
       };
       const contentType = contentTypeOf(input.headers['content-type']);
@@ -77,6 +79,13 @@ export function plan(operation: Operation, validators: ValidateFunction[]): Requ
       return { errors, coerced };
     },
   };
+}
+
+/** The declared headers of a request (node names them in lower case), copied: the validators coerce in place. */
+function declaredHeaders(headers: RequestInput['headers'], names: string[]): Record<string, unknown> {
+  const declared: Record<string, unknown> = {};
+  for (const name of names) if (headers[name] !== undefined) declared[name] = headers[name];
+  return declared;
 }
 
 /** openapi-backend's path normalisation (apiRoot `/`): trimmed, leading slash, no trailing ones. */

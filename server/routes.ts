@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { operations, type OperationInfo } from '../generated/operations.js';
 import type { Database } from '../db/schema.js';
 import type { TokenService } from './auth.js';
+import { checkConditional, notModified, tagAnswer } from './conditional.js';
 import type { Contract } from './contract.js';
 import { isRaw, successBody, type Result } from './envelope.js';
 import { forbidden, notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
@@ -42,6 +43,7 @@ export interface RouteDeps {
 export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.decorateRequest('user', null);
   app.decorateRequest('serializerDifference', null);
+  app.decorateRequest('conditional', null);
   for (const operation of operations) {
     app.route({
       method: operation.method,
@@ -89,6 +91,9 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
 
   const handler = deps.handlers[operation.operationId] as ((ctx: unknown) => Promise<Result>) | undefined;
   if (!handler) throw notImplemented(operation.operationId);
+  // x-conditional: an unchanged answer is 304 before anything of it is read
+  const precondition = conditionalOf(operation, deps, request);
+  if (precondition === 'not-modified') return notModified(request, reply);
 
   const result = await handler({
     user: request.user,
@@ -102,6 +107,10 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
     request,
   });
   if (isRaw(result)) return reply.code(result.status).headers(result.headers).send(result.body);
+  if (precondition && result.status === 200) {
+    if (precondition === 'any') return notModified(request, reply);
+    tagAnswer(request, reply);
+  }
   const serialize = deps.serializers.for(operation.operationId, result.status);
   // with its own serializer fastify sets no content type: the one it sets for JSON
   if (serialize) reply.type(JSON_TYPE).serializer(deps.verifySerializers ? verifiedFor(request, serialize) : serialize);
@@ -109,6 +118,12 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** For a GET of an `x-conditional` operation by a user: its tag is set, and what If-None-Match asks of it. */
+function conditionalOf(operation: OperationInfo, deps: RouteDeps, request: FastifyRequest) {
+  if (!operation.conditional || !request.user || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
+  return checkConditional(request, { operation, user: request.user, now: deps.services.now(), build: deps.services.build });
+}
 
 function verifiedFor(request: FastifyRequest, serialize: Serialize): Serialize {
   return verified(serialize, (difference) => (request.serializerDifference = difference));

@@ -2,7 +2,9 @@
 // their outboxes out of order and with duplicates, and pull with synced_since in pages of 20
 // exactly as the reference mobile app does (watermark = newest last_synced_at of the rows),
 // while the other devices write. Seeded and bounded. Every device must end holding exactly the
-// server's rows, every create must exist once, and balances must equal their ledgers.
+// server's rows, every create must exist once, and balances must equal their ledgers. Each
+// phone revalidates its pulls as an HTTP cache does (If-None-Match with the page's ETag, the
+// kept page on a 304): a tag must never hide a change.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { startApp } from './helpers/harness.js';
@@ -65,6 +67,8 @@ interface Device {
   watermarks: Partial<Record<Pulled, string>>;
   local: Record<Pulled, Map<number, Row>>;
   outbox: Op[];
+  /** Its HTTP cache: the last tagged answer per URL. */
+  cache: Map<string, { etag: string; body: any }>;
 }
 
 const api = await startApp(t);
@@ -91,6 +95,7 @@ t.test('every device converges to the server, nothing twice, nothing missed', as
         watermarks: {},
         local: { parties: new Map(), groups: new Map(), transactions: new Map(), wallets: new Map() },
         outbox: [],
+        cache: new Map(),
       });
     }
   }
@@ -157,10 +162,9 @@ t.test('every device converges to the server, nothing twice, nothing missed', as
       let page = 1;
       let lastPage = 1;
       do {
-        const res = await api.request('GET', `/api/v1/${type}?synced_since=${encodeURIComponent(since)}&limit=20&page=${page}`, { token: device.token });
-        if (res.status !== 200) throw new Error(`${device.name} pull ${type}: ${res.status}`);
-        rows.push(...res.body.data.data);
-        lastPage = res.body.data.last_page;
+        const body = await revalidated(device, `/api/v1/${type}?synced_since=${encodeURIComponent(since)}&limit=20&page=${page}`);
+        rows.push(...body.data.data);
+        lastPage = body.data.last_page;
         page++;
       } while (page <= lastPage);
       for (const row of rows) {
@@ -170,6 +174,20 @@ t.test('every device converges to the server, nothing twice, nothing missed', as
       const newest = rows.map((r) => r.last_synced_at).sort().at(-1);
       if (newest) device.watermarks[type] = newest;
     }
+  }
+
+  let notModified = 0;
+  /** A GET through the device's cache: its kept answer when the server says 304. */
+  async function revalidated(device: Device, url: string) {
+    const kept = device.cache.get(url);
+    const res = await api.request('GET', url, { token: device.token, headers: kept ? { 'if-none-match': kept.etag } : {} });
+    if (res.status === 304 && kept) {
+      notModified++;
+      return kept.body;
+    }
+    if (res.status !== 200) throw new Error(`${device.name} GET ${url}: ${res.status}`);
+    if (res.headers.etag) device.cache.set(url, { etag: String(res.headers.etag), body: res.body });
+    return res.body;
   }
 
   let writes = 0;
@@ -189,6 +207,9 @@ t.test('every device converges to the server, nothing twice, nothing missed', as
   // the phones come online one last time with their outboxes, then once more to settle
   await Promise.all(devices.map((device) => upload(device)));
   for (const device of devices) await pull(device);
+  // and again, nothing having changed: every page can be a 304
+  for (const device of devices) await pull(device);
+  t.ok(notModified > 0, `pulls were revalidated (${notModified} answered 304)`);
 
   for (const device of devices) {
     const user = userOf(device);

@@ -3,6 +3,7 @@
 // client_id adopts a record that has none, never replaces one; an offline updated_at may not
 // precede created_at), soft delete. A resource supplies its table, its row query, its view
 // and the few column writes particular to it.
+import type { FastifyRequest } from 'fastify';
 import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { ClientId } from '../../domain/client-id.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -19,6 +20,7 @@ interface Ctx {
   user: AuthUser;
   db: Kysely<Database>;
   services: AppServices;
+  request: FastifyRequest;
 }
 
 interface RecordRow {
@@ -81,7 +83,7 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
       feed: { countLive?: FeedOptions['countLive']; alongside?: (rows: Row[]) => Promise<unknown>; horizon?: FeedOptions['horizon'] } = {},
     ) {
       const bare = config.bare && filter(config.bare(ctx.db, ctx.user.id));
-      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx.user.tokenId), ...feed, bare };
+      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx), ...feed, bare };
       const page = await feedPage(ctx.db, filter(config.select(ctx.db, ctx.user.id)), table, options);
       return ok({ ...page.meta, data: page.rows.map(config.view) });
     },

@@ -1,13 +1,16 @@
 // What handlers of synced resources share: the 404 for records that are not the caller's,
 // the 422 for references to records that are not the caller's, client ids, list parameters,
 // and the client's `updated_at` check.
+import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { parseClientId, type ClientId } from '../../domain/client-id.js';
 import { parseSyncedSince } from '../../domain/sync-time.js';
 import { parseFeedCursor, type FeedCursor, type FeedOptions } from '../../db/feed.js';
 import type { Database } from '../../db/schema.js';
 import { findLive, type SyncedRow, type SyncedTable } from '../../db/sync.js';
+import { heldBackBy } from '../../server/conditional.js';
 import { invalidField, notFound } from '../../server/errors.js';
+import type { AuthUser } from '../../server/handler-types.js';
 
 /** The caller's live record, or 404 (also when it belongs to someone else). */
 export async function ownedOr404<T extends SyncedTable>(db: Kysely<Database>, table: T, userId: number, id: number, what: string): Promise<SyncedRow<T>> {
@@ -55,12 +58,20 @@ export interface ListQuery {
   no_client_id?: boolean;
 }
 
+/** Who reads a feed: their token pages it by marks (unless `pagesByMark` is false), their request's tag depends on its horizon. */
+export interface FeedReader {
+  user: AuthUser;
+  request: FastifyRequest;
+  pagesByMark?: boolean;
+}
+
 /**
  * The paging and sync parameters of a list request (422 on an unreadable `synced_since` or
- * `cursor`). With the caller's token id, pages of a `synced_since` feed continue after the page
- * before (page marks, db/feed.ts), keyed by every other parameter of the request.
+ * `cursor`). With the reader, pages of a `synced_since` feed continue after the page before
+ * (page marks of the reader's token, db/feed.ts), keyed by every other parameter of the
+ * request, and a sync page that its horizon may have held rows back from is not tagged.
  */
-export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['order'], tokenId?: number): FeedOptions {
+export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['order'], reader?: FeedReader): FeedOptions {
   let since: Date | undefined;
   if (query.synced_since !== undefined && query.synced_since !== '') {
     since = parseSyncedSince(query.synced_since);
@@ -79,7 +90,8 @@ export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['ord
     order,
     now,
     // only a synced_since feed pages by marks
-    ...(tokenId !== undefined && since ? { marks: { tokenId, feed: feedKey(query) } } : {}),
+    ...(reader && reader.pagesByMark !== false && since ? { marks: { tokenId: reader.user.tokenId, feed: feedKey(query) } } : {}),
+    ...(reader ? { horizonRead: (horizon: Date) => heldBackBy(reader.request, reader.user, horizon) } : {}),
   };
 }
 

@@ -72,7 +72,7 @@ async function throughput(members: Member[], route: Route, token: string): Promi
       connections: Math.floor(CONNECTIONS / members.length) + (i < CONNECTIONS % members.length ? 1 : 0),
       duration: SECONDS,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(route.body ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: route.body!() }) }] } : {}),
+      ...(route.body ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: route.body!() }) }] } : {}),
     }),
   );
   const results = await Promise.all(runs);

@@ -46,7 +46,9 @@ for (const op of operations) {
     ...bodiesOf(op.operationId).map((body) => ({ path: paths[0], query: {}, body })),
   ];
   for (const request of cases) {
-    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+    // a conditional GET's If-None-Match (a header parameter): a tag, `*`, and a list as an array
+    const conditional = op.conditional ? [{ 'if-none-match': 'W/"abc"' }, { 'if-none-match': '*' }, { 'if-none-match': ['"a"', '"b"'] }] : [];
+    for (const headers of [{}, { 'content-type': 'application/json' }, ...conditional]) {
       // both get their own copies: validators coerce values in place
       const check = (contract: Contract) =>
         contract.checkRequest(op.operationId, { method: op.method, path: request.path, headers, query: structuredClone(request.query), body: structuredClone(request.body) });
