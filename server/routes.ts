@@ -11,6 +11,7 @@ import { isRaw, successBody, type Result } from './envelope.js';
 import { forbidden, notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
 import { readMultipart, type UploadedFiles } from './multipart.js';
 import { verified, type ResponseSerializers, type Serialize } from './serializers.js';
+import { collectingNudges } from '../db/job-nudges.js';
 import type { AuthUser, Handlers } from './handler-types.js';
 import type { RateLimits } from './rate-limits.js';
 import type { AppServices } from './services.js';
@@ -90,17 +91,22 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
   const handler = deps.handlers[operation.operationId] as ((ctx: unknown) => Promise<Result>) | undefined;
   if (!handler) throw notImplemented(operation.operationId);
 
-  const result = await handler({
-    user: request.user,
-    params: check.params,
-    query: check.query,
-    body,
-    files,
-    db: deps.db,
-    services: deps.services,
-    log: request.log,
-    request,
-  });
+  const nudges = new Set<string>();
+  const result = await collectingNudges(nudges, () =>
+    handler({
+      user: request.user,
+      params: check.params,
+      query: check.query,
+      body,
+      files,
+      db: deps.db,
+      services: deps.services,
+      log: request.log,
+      request,
+    }),
+  );
+  // the handler's writes have committed: jobs they asked for may run now
+  for (const job of nudges) await deps.services.jobs.send(job);
   if (isRaw(result)) return reply.code(result.status).headers(result.headers).send(result.body);
   const serialize = deps.serializers.for(operation.operationId, result.status);
   // with its own serializer fastify sets no content type: the one it sets for JSON

@@ -33,6 +33,7 @@ import * as m028 from './028_statistics_year_sums.js';
 import * as m029 from './029_cheaper_ledger_inserts.js';
 import * as m030 from './030_import_suggestion_matches_unkeyed.js';
 import * as m031 from './031_import_suggestion_marks_hot.js';
+import * as m032 from './032_webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '029_cheaper_ledger_inserts': m029,
   '030_import_suggestion_matches_unkeyed': m030,
   '031_import_suggestion_marks_hot': m031,
+  '032_webhooks': m032,
 };
