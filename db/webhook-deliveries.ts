@@ -83,10 +83,24 @@ export type AttemptResult = { kind: 'succeeded' } | { kind: 'retry'; at: Date } 
  */
 export async function recordAttempt(db: Kysely<Database>, delivery: ClaimedDelivery, attempt: AttemptRecord, result: AttemptResult): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx
+    // the delivery is gone when its endpoint was deleted during the attempt: nothing to log
+    const logged = await trx
       .insertInto('webhook_attempts')
-      .values({ delivery_id: delivery.id, attempted_at: attempt.at, duration_ms: attempt.durationMs, status_code: attempt.statusCode, error: attempt.error?.slice(0, 500) ?? null })
-      .execute();
+      .columns(['delivery_id', 'attempted_at', 'duration_ms', 'status_code', 'error'])
+      .expression((eb) =>
+        eb
+          .selectFrom('webhook_deliveries')
+          .select([
+            'id',
+            sql<Date>`${attempt.at}::timestamptz`.as('attempted_at'),
+            sql<number>`${attempt.durationMs}::int`.as('duration_ms'),
+            sql<number | null>`${attempt.statusCode}::int`.as('status_code'),
+            sql<string | null>`${attempt.error?.slice(0, 500) ?? null}::text`.as('error'),
+          ])
+          .where('id', '=', delivery.id),
+      )
+      .executeTakeFirst();
+    if (Number(logged.numInsertedOrUpdatedRows) === 0) return;
     const moved = await trx
       .updateTable('webhook_deliveries')
       .set(

@@ -17,12 +17,18 @@ interface ActiveEndpoint {
 /** Per database transaction (the Transaction object), each user's active endpoints. */
 const endpointsByTransaction = new WeakMap<object, Map<number, ActiveEndpoint[]>>();
 
+function readActiveEndpoints(db: Kysely<Database>, userId: number): Promise<ActiveEndpoint[]> {
+  return db.selectFrom('webhook_endpoints').select(['id', 'event_kinds']).where('user_id', '=', userId).where('active', '=', true).execute();
+}
+
 async function activeEndpointsOf(trx: Kysely<Database>, userId: number): Promise<ActiveEndpoint[]> {
+  // outside a transaction there is nothing to keep the answer for
+  if (!trx.isTransaction) return readActiveEndpoints(trx, userId);
   let byUser = endpointsByTransaction.get(trx);
   if (!byUser) endpointsByTransaction.set(trx, (byUser = new Map()));
   let endpoints = byUser.get(userId);
   if (!endpoints) {
-    endpoints = await trx.selectFrom('webhook_endpoints').select(['id', 'event_kinds']).where('user_id', '=', userId).where('active', '=', true).execute();
+    endpoints = await readActiveEndpoints(trx, userId);
     byUser.set(userId, endpoints);
   }
   return endpoints;

@@ -94,6 +94,61 @@ t.test('a rolled-back change sends nothing; kinds and paused endpoints filter', 
   t.equal(receiver.received.length, 0);
 });
 
+t.test('a request that recorded an event nudges the delivery job after its commit, others do not', async (t) => {
+  const sent: string[] = [];
+  api.app.services.jobs.attach({ send: async (name) => void sent.push(name) });
+  t.teardown(() => api.app.services.jobs.attach(undefined));
+  const quiet = await api.newUser();
+  const quietWallet = await fixtures.wallet(quiet.user.id, { balance: '100' });
+  await expense(quiet, quietWallet);
+  t.same(sent, [], 'a user without endpoints costs no nudge');
+  const user = await api.newUser();
+  await receiverFor(t, user, ['transaction.created']);
+  const wallet = await fixtures.wallet(user.user.id, { balance: '10' });
+  t.equal((await expense(user, wallet, 50)).status, 422);
+  t.same(sent, [], 'nor does a rolled-back write');
+  t.equal((await expense(user, wallet, 5)).status, 201);
+  t.same(sent, ['deliver-webhooks']);
+  await run();
+});
+
+t.test('budget events: threshold crossed by a write, period closed', async (t) => {
+  const user = await api.newUser();
+  const { receiver } = await receiverFor(t, user, ['budget.threshold_crossed', 'budget.period_closed']);
+  const wallet = await fixtures.wallet(user.user.id, { balance: '1000', currency: 'EUR' });
+  const budget = await api.request('POST', '/api/v1/budgets', {
+    token: user.token,
+    body: { name: 'Food', amount: 100, currency: 'EUR', period_type: 'monthly', start_date: new Date().toISOString().slice(0, 8) + '01', threshold_percent: 80, rollover_enabled: true },
+  });
+  t.equal(budget.status, 201);
+  const spend = (amount: number) => api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount, wallet_id: wallet } });
+  await spend(50);
+  await run();
+  t.equal(receiver.received.length, 0, 'below the threshold nothing is sent');
+  await spend(40);
+  await spend(5);
+  await api.request('POST', `/api/v1/budgets/${budget.body.data.id}/close-period`, { token: user.token });
+  await run();
+  const bodies = receiver.received.map((r) => JSON.parse(r.body));
+  t.same(bodies.map((b) => b.kind), ['budget.threshold_crossed', 'budget.period_closed'], 'crossed once per window, then this window closed');
+  t.match(bodies[0].data, { id: budget.body.data.id, name: 'Food' });
+  t.match(bodies[1].data, { budget_id: budget.body.data.id });
+});
+
+t.test('an endpoint deleted during an attempt: the attempt ends quietly', async (t) => {
+  const user = await api.newUser();
+  const { receiver, endpoint } = await receiverFor(t, user, ['transaction.created']);
+  receiver.behaviour = { kind: 'slow', ms: 100 };
+  const wallet = await fixtures.wallet(user.user.id, { balance: '100' });
+  await expense(user, wallet);
+  const running = run();
+  while (receiver.received.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  t.equal((await api.request('DELETE', `/api/v1/webhooks/${endpoint.id}`, { token: user.token })).status, 200);
+  const counts = await running;
+  t.same(counts, { attempts: 1, succeeded: 1 });
+  t.equal((await api.db.selectFrom('webhook_deliveries').select('id').where('user_id', '=', user.user.id).execute()).length, 0);
+});
+
 t.test('reminder.fired is sent from the reminder job', async (t) => {
   const user = await api.newUser();
   const { receiver } = await receiverFor(t, user, ['reminder.fired']);
