@@ -51,8 +51,9 @@ export async function deliverDueWebhooks(db: Kysely<Database>, services: AppServ
   const lastServed = new Map<number, number>();
   let served = 0;
   for (;;) {
+    const busy = [...turns.keys()];
     if (turns.size < concurrency) {
-      const due = await endpointsWithDueDeliveries(db, services.now(), [...turns.keys()], 100);
+      const due = await endpointsWithDueDeliveries(db, services.now(), busy, 100);
       due.sort((a, b) => (lastServed.get(a) ?? -1) - (lastServed.get(b) ?? -1));
       for (const endpointId of due.slice(0, concurrency - turns.size)) {
         lastServed.set(endpointId, served++);
@@ -60,7 +61,11 @@ export async function deliverDueWebhooks(db: Kysely<Database>, services: AppServ
         turns.set(endpointId, turn);
       }
     }
-    if (turns.size === 0) return counts;
+    if (turns.size === 0) {
+      // a turn that ended during the look was left out of it: look again before stopping
+      if (busy.length === 0) return counts;
+      continue;
+    }
     // with a place free, look again soon: an event committed meanwhile must not wait for a
     // slow endpoint's turn to end
     await Promise.race(turns.size < concurrency ? [...turns.values(), delay(RESCAN_MS)] : turns.values());

@@ -14,7 +14,7 @@ import { TEST_ENV } from './helpers/test-environment.js';
 import { ledgerFixtures } from './helpers/transaction-fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver.js';
 
-// long enough that a loaded machine (other test processes) never times out a healthy answer
+// a margin for a loaded machine (other test files running) before a healthy answer times out
 const TIMEOUT_MS = 1000;
 const api = await startApp(t, {
   webhooks: { ...loadConfig(TEST_ENV).webhooks, allowedNetworks: ['127.0.0.1'], timeoutMs: TIMEOUT_MS, retryBaseMs: 0, maxAttempts: 3, disableAfterFailures: 2, concurrency: 4 },
