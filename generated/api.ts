@@ -2216,7 +2216,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again
-         * @description Queues the delivery again with a fresh set of attempts (the same event, body and `Webhook-Id`), whatever its state; it is sent by the delivery job, not in this request.
+         * @description Queues the delivery again with a fresh set of attempts (the same event, body and `Webhook-Id`), whatever its state; it is sent by the delivery job, not in this request (for an endpoint that is off, once it is turned on again).
          */
         post: operations["redeliverWebhook"];
         delete?: never;
