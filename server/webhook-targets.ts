@@ -80,7 +80,7 @@ export class TargetPolicy {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let answers: Array<{ address: string; family: number }>;
     try {
-      answers = isIP(host) ? [{ address: host, family: isIP(host) }] : await dnsLookup(host, { all: true, verbatim: true });
+      answers = isIP(host) ? [{ address: host, family: isIP(host) }] : await dnsLookup(host, { all: true, verbatim: false });
     } catch (error) {
       throw new TargetRefused(`cannot resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
@@ -90,6 +90,7 @@ export class TargetPolicy {
       const reason = this.refusal(answer.address);
       if (reason) throw new TargetRefused(reason);
     }
+    // IPv4 answers come first (verbatim: false), as most receivers listen on IPv4
     return { address: answers[0].address, family: answers[0].family === 6 ? 6 : 4 };
   }
 }

@@ -3,9 +3,11 @@
 // the service's own network.
 import t from 'tap';
 import { loadConfig } from '../server/config.js';
+import { sendWebhook } from '../server/webhook-sender.js';
 import { TargetPolicy } from '../server/webhook-targets.js';
 import { startApp } from './helpers/harness.js';
 import { TEST_ENV } from './helpers/test-environment.js';
+import { startWebhookReceiver } from './helpers/webhook-receiver.js';
 
 const api = await startApp(t, { webhooks: { ...loadConfig(TEST_ENV).webhooks, allowedNetworks: ['127.0.0.1'] } });
 const owner = await api.newUser();
@@ -111,4 +113,19 @@ t.test('internal addresses are refused unless allowed, IPv4 inside IPv6 too', as
   await t.rejects(policy.resolve(new URL('http://127.0.0.1:1/')), /private, loopback or reserved/);
   await t.rejects(policy.resolve(new URL('http://localhost:1/')), /private, loopback or reserved|cannot resolve/, 'a name that resolves inside is refused too');
   t.throws(() => loadConfig({ ...TEST_ENV, WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33' }), /WEBHOOK_ALLOWED_NETWORKS/);
+});
+
+t.test('at delivery the resolved address is checked again and is the one connected to', async (t) => {
+  const receiver = await startWebhookReceiver();
+  t.teardown(() => receiver.close());
+  const request = (url: string) => ({ url, headers: { 'webhook-id': 'x' }, body: '{}' });
+  // an endpoint stored before the rules changed, or a name that now resolves inside
+  const refused = await sendWebhook(request(receiver.url), new TargetPolicy([]), 1000);
+  t.match(refused, { ok: false, statusCode: null, error: /^refused: 127\.0\.0\.1 is a private/ });
+  const byName = await sendWebhook(request(receiver.url.replace('127.0.0.1', 'localhost')), new TargetPolicy([]), 1000);
+  t.match(byName.error, /^refused: /, 'a name resolving to loopback is refused too');
+  t.equal(receiver.received.length, 0, 'nothing reached the receiver');
+  const allowed = await sendWebhook(request(receiver.url.replace('127.0.0.1', 'localhost')), new TargetPolicy(['127.0.0.1', '::1']), 1000);
+  t.match(allowed, { ok: true, statusCode: 200, error: null });
+  t.equal(receiver.received[0].headers.host, `localhost:${new URL(receiver.url).port}`, 'the name stays the Host; the connection goes to the checked address');
 });
