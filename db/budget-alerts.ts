@@ -16,6 +16,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BudgetProgress } from '../domain/budget-progress.js';
 import { Decimal } from '../domain/money.js';
 import { DELIVER_EMAILS_JOB } from './job-names.js';
+import { recordWebhookEvent } from './webhook-outbox.js';
 import type { DatabaseServices } from './services.js';
 import { progressOfBudgets, userTimeZoneOrUtc, warmBudgetRates, withoutProvider } from './budget-spending.js';
 import { selectBudgets, type BudgetRow } from './budgets.js';
@@ -230,6 +231,7 @@ async function raiseAlert(trx: Transaction<Database>, budget: BudgetRow, kind: B
     at: now,
   });
   await trx.updateTable('budget_alerts').set({ notification_id: notificationId, reminder_id: reminder.id }).where('id', '=', alert.id).execute();
+  if (kind === 'threshold') await recordWebhookEvent(trx, budget.user_id, 'budget.threshold_crossed', budget.id, now);
   return true;
 }
 

@@ -9,6 +9,7 @@ import { rolloverOut } from '../domain/budget-progress.js';
 import { MONEY_DECIMALS } from '../domain/money.js';
 import { dayIn } from '../domain/stats-periods.js';
 import type { BudgetRow } from './budgets.js';
+import { recordWebhookEvent } from './webhook-outbox.js';
 import type { DatabaseServices } from './services.js';
 import { numbersInWindow, userTimeZoneOrUtc, type BudgetRef } from './budget-spending.js';
 import type { Database } from './schema.js';
@@ -48,6 +49,7 @@ export async function closeWindow(
     .onConflict((oc) => oc.columns(['budget_id', 'period_start']).doUpdateSet(snapshot))
     .returning('id')
     .executeTakeFirstOrThrow();
+  await recordWebhookEvent(db, budget.user_id, 'budget.period_closed', row.id, now);
   return row.id;
 }
 

@@ -11,3 +11,5 @@ export const PROCESS_CSV_IMPORT_JOB = 'process-csv-import';
 export const ANSWER_CHAT_MESSAGE_JOB = 'answer-chat-message';
 /** Confirms a whole import session a batch at a time (jobs/confirm-import.ts). */
 export const CONFIRM_IMPORT_JOB = 'confirm-import';
+/** Drains the webhook outbox (jobs/deliver-webhooks.ts). */
+export const DELIVER_WEBHOOKS_JOB = 'deliver-webhooks';

@@ -14,6 +14,7 @@
 //   pg would turn a JS array into a PostgreSQL array literal, which jsonb rejects, so the
 //   insert/update types below only accept strings.
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+import type { WebhookTables } from './webhook-schema.js';
 
 // ---- column kinds --------------------------------------------------------------------------
 
@@ -734,7 +735,7 @@ export interface SharedVersionsTable {
 
 // ---- the database ----------------------------------------------------------------------------
 
-export interface Database {
+export interface Database extends WebhookTables {
   users: UsersTable;
   tokens: TokensTable;
   devices: DevicesTable;

@@ -6,6 +6,7 @@ import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { EntryType } from '../domain/ledger.js';
 import type { Database } from './schema.js';
+import { recordWebhookEvent } from './webhook-outbox.js';
 import { selectSynced, softDelete, type ChangedRecordColumns, type clientIdColumns, type NewRecordColumns, type SyncedRow } from './sync.js';
 
 /** The legs' ids and client ids, selected with each transfer for its view. */
@@ -133,6 +134,7 @@ export async function insertTransferWithLegs(
       leg('income', values.to_wallet_id, values.received_amount, legs.income),
     ])
     .execute();
+  await recordWebhookEvent(trx, columns.user_id, 'transfer.created', transfer.id, columns.updated_at);
   return transfer.id;
 }
 

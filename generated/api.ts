@@ -2139,6 +2139,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The caller's endpoints by `id` ascending, without their secrets.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers an endpoint for the event kinds given and makes its signing secret, returned in this response only. From the commit of this request on, every change of a chosen kind is delivered to it. A URL with credentials, or whose host is an internal address (unless the operator allows it), is 422 on `url`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description The endpoint without its secret.
+         */
+        get: operations["getWebhookEndpoint"];
+        /**
+         * Update a webhook endpoint
+         * @description Changes the fields sent. `active: true` turns on an endpoint that was paused or turned off as failing (its failure count starts again); its pending deliveries are then sent.
+         */
+        put: operations["updateWebhookEndpoint"];
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint with its deliveries; nothing more is sent to it.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Makes a new signing secret and returns it (this once). Attempts from now on are signed with it, re-sends and retries of older events included.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The endpoint's deliveries, newest first, each with every attempt (time, status or error, duration).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{delivery}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+                /** @description The delivery's id; one of another endpoint is 404. */
+                delivery: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Queues the delivery again with a fresh set of attempts (the same event, body and `Webhook-Id`), whatever its state; it is sent by the delivery job, not in this request (for an endpoint that is off, once it is turned on again).
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4831,6 +4957,108 @@ export interface components {
         };
         ChatMessageResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["ChatMessage"];
+        };
+        /**
+         * @description What happened. `transaction.*`: an income or expense (transfer legs are announced by `transfer.created`); `budget.threshold_crossed`: a write moved a budget past its `threshold_percent` (once per window); `budget.period_closed`: a window was closed (close-period or the scheduled close); `reminder.fired`: a reminder came due.
+         * @enum {string}
+         */
+        WebhookEventKind: "transaction.created" | "transaction.updated" | "transaction.deleted" | "transfer.created" | "budget.threshold_crossed" | "budget.period_closed" | "reminder.fired";
+        /** @description An address that receives the caller's events of the chosen kinds as signed POST requests (see docs/webhooks.md). The secret is shown only when it is made (create, rotate-secret). */
+        WebhookEndpoint: {
+            id: number;
+            /** @example https://hooks.example.com/finance */
+            url: string;
+            event_kinds: components["schemas"]["WebhookEventKind"][];
+            /** @description Whether events are recorded and sent; false when turned off or failing. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description Set when the endpoint was turned off because deliveries kept failing; setting `active` to true clears it.
+             */
+            failing_since: string | null;
+            /** @description Deliveries given up in a row (reset by a successful one). */
+            consecutive_failures: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookEndpointPage: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["PageMeta"] & {
+                data: components["schemas"]["WebhookEndpoint"][];
+            };
+        };
+        /**
+         * @description An http or https URL without credentials. An address in a private, loopback, link-local or reserved network is refused unless the operator allows it.
+         * @example https://hooks.example.com/finance
+         */
+        WebhookUrl: string;
+        WebhookEventKinds: components["schemas"]["WebhookEventKind"][];
+        WebhookEndpointCreateRequest: {
+            url: components["schemas"]["WebhookUrl"];
+            event_kinds: components["schemas"]["WebhookEventKinds"];
+            /** @description Omitted, true. */
+            active?: boolean;
+        };
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /**
+             * @description The signing secret (32 random bytes, base64url). Shown this once: store it to verify the `Webhook-Signature` header.
+             * @example 3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+             */
+            secret: string;
+        };
+        WebhookEndpointWithSecretResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+        };
+        WebhookEndpointResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        WebhookEndpointUpdateRequest: {
+            url?: components["schemas"]["WebhookUrl"];
+            event_kinds?: components["schemas"]["WebhookEventKinds"];
+            /** @description true turns the endpoint on again (also one turned off as failing); false pauses it. */
+            active?: boolean;
+        };
+        WebhookAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            duration_ms: number;
+            /** @description The HTTP status answered; null when none came (refused, timed out, connection closed). */
+            status_code: number | null;
+            /** @description Why the attempt failed; null when it succeeded. */
+            error: string | null;
+        };
+        WebhookDelivery: {
+            id: number;
+            endpoint_id: number;
+            /**
+             * Format: uuid
+             * @description The event's id, sent as `Webhook-Id` (the same on every attempt and re-send).
+             */
+            event_id: string;
+            event_kind: components["schemas"]["WebhookEventKind"];
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempt_count: number;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next; null once it succeeded or failed.
+             */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookDeliveryPage: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["PageMeta"] & {
+                data: components["schemas"]["WebhookDelivery"][];
+            };
+        };
+        WebhookDeliveryResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["WebhookDelivery"];
         };
     };
     responses: {
@@ -9266,6 +9494,236 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
+                limit?: components["parameters"]["Limit"];
+                /** @description 1-based page number. A page past the end returns no items. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The new endpoint with its secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deleted"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
+                limit?: components["parameters"]["Limit"];
+                /** @description 1-based page number. A page past the end returns no items. */
+                page?: components["parameters"]["Page"];
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+                /** @description The delivery's id; one of another endpoint is 404. */
+                delivery: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };
     };

@@ -146,7 +146,15 @@ export type OperationId =
   | 'deleteWallet'
   | 'getWallet'
   | 'listWallets'
-  | 'updateWallet';
+  | 'updateWallet'
+  | 'createWebhookEndpoint'
+  | 'deleteWebhookEndpoint'
+  | 'getWebhookEndpoint'
+  | 'listWebhookDeliveries'
+  | 'listWebhookEndpoints'
+  | 'redeliverWebhook'
+  | 'rotateWebhookSecret'
+  | 'updateWebhookEndpoint';
 
 export type PublicOperationId =
   | 'getOAuthRedirect'
@@ -302,4 +310,12 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'getWallet',method: 'GET',path: '/v1/wallets/{id}',route: '/api/v1/wallets/:id',tag: 'Wallet',public: false,bodyTypes: [],conditional: []},
   {operationId: 'listWallets',method: 'GET',path: '/v1/wallets',route: '/api/v1/wallets',tag: 'Wallet',public: false,bodyTypes: [],conditional: []},
   {operationId: 'updateWallet',method: 'PUT',path: '/v1/wallets/{id}',route: '/api/v1/wallets/:id',tag: 'Wallet',public: false,bodyTypes: ['application/json']},
+  {operationId: 'createWebhookEndpoint',method: 'POST',path: '/v1/webhooks',route: '/api/v1/webhooks',tag: 'Webhooks',public: false,bodyTypes: ['application/json']},
+  {operationId: 'deleteWebhookEndpoint',method: 'DELETE',path: '/v1/webhooks/{id}',route: '/api/v1/webhooks/:id',tag: 'Webhooks',public: false,bodyTypes: []},
+  {operationId: 'getWebhookEndpoint',method: 'GET',path: '/v1/webhooks/{id}',route: '/api/v1/webhooks/:id',tag: 'Webhooks',public: false,bodyTypes: []},
+  {operationId: 'listWebhookDeliveries',method: 'GET',path: '/v1/webhooks/{id}/deliveries',route: '/api/v1/webhooks/:id/deliveries',tag: 'Webhooks',public: false,bodyTypes: []},
+  {operationId: 'listWebhookEndpoints',method: 'GET',path: '/v1/webhooks',route: '/api/v1/webhooks',tag: 'Webhooks',public: false,bodyTypes: []},
+  {operationId: 'redeliverWebhook',method: 'POST',path: '/v1/webhooks/{id}/deliveries/{delivery}/redeliver',route: '/api/v1/webhooks/:id/deliveries/:delivery/redeliver',tag: 'Webhooks',public: false,bodyTypes: []},
+  {operationId: 'rotateWebhookSecret',method: 'POST',path: '/v1/webhooks/{id}/rotate-secret',route: '/api/v1/webhooks/:id/rotate-secret',tag: 'Webhooks',public: false,bodyTypes: []},
+  {operationId: 'updateWebhookEndpoint',method: 'PUT',path: '/v1/webhooks/{id}',route: '/api/v1/webhooks/:id',tag: 'Webhooks',public: false,bodyTypes: ['application/json']},
 ];

@@ -42,7 +42,7 @@ interface PresentCtx {
 }
 
 /** Budgets as views: their live targets and their current progress, in a constant number of queries for the page. */
-async function present(ctx: PresentCtx, rows: BudgetRow[]): Promise<BudgetView[]> {
+export async function present(ctx: PresentCtx, rows: BudgetRow[]): Promise<BudgetView[]> {
   const { db, services, user } = ctx;
   const now = services.now();
   const [targets, settings] = await Promise.all([targetsOf(db, user.id, rows.map((row) => row.id)), budgetSettings(db, user.id)]);

@@ -29,6 +29,7 @@ import { transactionHandlers } from './transactions.js';
 import { transferHandlers } from './transfers.js';
 import { verificationHandlers } from './verification.js';
 import { walletHandlers } from './wallets.js';
+import { webhookHandlers } from './webhooks.js';
 
 export const allHandlers: Partial<Handlers> = {
   ...authenticationHandlers,
@@ -59,4 +60,5 @@ export const allHandlers: Partial<Handlers> = {
   ...importSessionHandlers,
   ...assistantHandlers,
   ...agentActionHandlers,
+  ...webhookHandlers,
 };

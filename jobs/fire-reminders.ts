@@ -10,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { notifyUser } from '../db/notification-delivery.js';
 import { dueReminderIds, lockDueReminder } from '../db/reminders.js';
+import { recordWebhookEvent } from '../db/webhook-outbox.js';
 import type { Database } from '../db/schema.js';
 import { nextTriggerAt } from '../domain/reminder-schedule.js';
 import type { JobDefinition } from '../server/jobs.js';
@@ -73,6 +74,7 @@ async function fireReminder(db: Kysely<Database>, id: number, now: Date): Promis
       })
       .where('id', '=', reminder.id)
       .execute();
+    await recordWebhookEvent(trx, reminder.user_id, 'reminder.fired', reminder.id, now);
     return true;
   });
 }

@@ -12,5 +12,6 @@ import { processCsvImportJob } from './process-csv-import.js';
 import { pruneExpiredJob } from './prune-expired.js';
 import { recurringTransactionsJob } from './recurring-transactions.js';
 import { deliverEmailsJob } from './deliver-emails.js';
+import { deliverWebhooksJob } from './deliver-webhooks.js';
 
-export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob];
+export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob];

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { STRONG_PASSWORD_HASHING, type PasswordHashing } from '../domain/passwords.js';
 import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
+import { webhookConfigFrom, type WebhookConfig } from './webhook-config.js';
 
 export interface Config {
   port: number;
@@ -65,6 +66,8 @@ export interface Config {
   documentProcessorUrl: string | undefined;
   /** Bearer token sent to the document processor (DOCUMENT_PROCESSOR_KEY). */
   documentProcessorKey: string | undefined;
+  /** Webhook delivery (WEBHOOK_*, server/webhook-config.ts). */
+  webhooks: WebhookConfig;
 }
 
 export class ConfigError extends Error {}
@@ -158,6 +161,8 @@ export function loadConfig(env: Env = process.env): Config {
     parallelism: int('PASSWORD_HASH_PARALLELISM', STRONG_PASSWORD_HASHING.parallelism, 1, 64),
   };
 
+  const webhooks = webhookConfigFrom(env, int, problems);
+
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
 
   return {
@@ -194,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     llmTimeoutSeconds,
     documentProcessorUrl,
     documentProcessorKey: env.DOCUMENT_PROCESSOR_KEY || undefined,
+    webhooks,
   };
 }
 

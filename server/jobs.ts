@@ -5,6 +5,7 @@
 import PgBoss from 'pg-boss';
 import { sql, type Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
+import { collectingNudges } from '../db/job-nudges.js';
 import type { Database } from '../db/schema.js';
 import type { AppServices } from './services.js';
 
@@ -66,7 +67,11 @@ export class JobRunner {
     }
     for (const job of this.definitions) {
       const worker = await boss.work<object>(job.name, { pollingIntervalSeconds: this.pollingIntervalSeconds }, async (batch) => {
-        for (const item of batch) await job.run(this.ctx, item.data ?? {});
+        for (const item of batch) {
+          const nudges = new Set<string>();
+          await collectingNudges(nudges, () => job.run(this.ctx, item.data ?? {}));
+          for (const name of nudges) await this.send(name);
+        }
       });
       this.workers.set(job.name, worker);
     }

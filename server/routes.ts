@@ -12,6 +12,7 @@ import { isRaw, successBody, type Result } from './envelope.js';
 import { forbidden, notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
 import { readMultipart, type UploadedFiles } from './multipart.js';
 import { verified, type ResponseSerializers, type Serialize } from './serializers.js';
+import { collectingNudges } from '../db/job-nudges.js';
 import type { AuthUser, Handlers } from './handler-types.js';
 import type { RateLimits } from './rate-limits.js';
 import type { AppServices } from './services.js';
@@ -95,17 +96,22 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
   const precondition = conditionalOf(operation, deps, request);
   if (precondition === 'not-modified') return notModified(request, reply);
 
-  const result = await handler({
-    user: request.user,
-    params: check.params,
-    query: check.query,
-    body,
-    files,
-    db: deps.db,
-    services: deps.services,
-    log: request.log,
-    request,
-  });
+  const nudges = new Set<string>();
+  const result = await collectingNudges(nudges, () =>
+    handler({
+      user: request.user,
+      params: check.params,
+      query: check.query,
+      body,
+      files,
+      db: deps.db,
+      services: deps.services,
+      log: request.log,
+      request,
+    }),
+  );
+  // the handler's writes have committed: jobs they asked for may run now
+  for (const job of nudges) await deps.services.jobs.send(job);
   if (isRaw(result)) return reply.code(result.status).headers(result.headers).send(result.body);
   if (precondition && result.status === 200) {
     if (precondition === 'any') return notModified(request, reply);

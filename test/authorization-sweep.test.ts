@@ -66,6 +66,9 @@ await post(`/api/v1/transactions/${income.id}/refund`, { original_transaction_id
 const transfer = await post('/api/v1/transfer', { amount: 4, from_wallet_id: wallet.id, to_wallet_id: savings.id });
 const budget = await post('/api/v1/budgets', { name: 'Mine', amount: 100, currency: 'EUR', period_type: 'monthly', start_date: '2026-01-01', rollover: true });
 const reminder = await post('/api/v1/reminders', { title: 'Mine' });
+const webhook = await post('/api/v1/webhooks', { url: 'https://hooks.example.com/mine', event_kinds: ['transaction.created'] });
+await post('/api/v1/transactions', { type: 'income', amount: 1, wallet_id: wallet.id }); // a delivery to the endpoint
+const webhookDelivery = await api.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', webhook.id).executeTakeFirstOrThrow();
 const chat = await api.db.insertInto('chat_sessions').values({ user_id: A, title: 'Mine' }).returning('id').executeTakeFirstOrThrow();
 
 // Rows the API has no public way to make for a test, written as the service would.
@@ -122,13 +125,15 @@ const idsByResource: Record<string, number | string> = {
   imports: fileImport.id,
   import: session.id,
   ai: chat.id,
+  webhooks: webhook.id,
 };
-const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id };
+const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id, delivery: webhookDelivery.id };
 
 /** Bodies the schema sampler cannot make valid on its own (a number given as a string...). */
 const upload = multipart([], [{ field: 'files[]', filename: 'a.png', contentType: 'image/png', data: PNG }]);
 const bodies: Record<string, { body?: unknown; payload?: Buffer; headers?: Record<string, string> }> = {
   updateTransaction: { body: { amount: 1, updated_at: new Date().toISOString() } },
+  updateWebhookEndpoint: { body: { active: false } },
   fixFailedImports: { body: [{ id: 1, amount: 1, type: 'expense', date: '2026-01-01' }] },
   uploadTransactionFiles: upload,
   uploadChatMessageFiles: upload,

@@ -137,6 +137,9 @@ async function fixtures(app: TestApp) {
     .values({ user_id: userId, chat_session_id: chat.id, chat_message_id: message.id, action_type: 'party.create', summary: 'Add a party', idempotency_key: randomUUID(), payload: JSON.stringify({ name: 'Baker' }) })
     .returning('id')
     .executeTakeFirstOrThrow();
+  const webhook = await post('/api/v1/webhooks', { url: 'https://hooks.example.com/finance', event_kinds: ['transaction.created'] });
+  await post('/api/v1/transactions', { type: 'income', amount: 1, wallet_id: wallets[1].id }); // a delivery to the endpoint
+  const delivery = await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', webhook.id).executeTakeFirstOrThrow();
   const victims = [(await app.newUser()).user.id, (await app.newUser()).user.id];
   const pools: Record<string, Array<number | string>> = {
     wallet: wallets.map((w) => w.id),
@@ -158,11 +161,14 @@ async function fixtures(app: TestApp) {
     chat: [chat.id],
     user: victims,
     driver: ['google', 'github', 'apple'],
+    'webhook-endpoint': [webhook.id],
+    'webhook-delivery': [delivery.id],
   };
   const tuples: Record<string, Array<Record<string, number | string>>> = {
     '/v1/transactions/{id}/files/{file_id}': [{ id: expense.id, file_id: fileId }],
     '/v1/ai/chats/{chat}/messages/{message}': [{ chat: chat.id, message: message.id }],
     '/v1/ai/chats/{chat}/actions/{action}': [{ chat: chat.id, action: action.id }],
+    '/v1/webhooks/{id}/deliveries/{delivery}': [{ id: webhook.id, delivery: delivery.id }],
   };
   /** Records made to be deleted: a valid delete takes one of these, never a record of `pools`. */
   const spares: Record<string, Array<number | string>> = { notification: spareNotifications.map((n) => n.id) };

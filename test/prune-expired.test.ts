@@ -85,11 +85,11 @@ t.test('removes what has expired or been used, keeps the rest; a rerun changes n
   t.same(await subjects(), [...keptEmails].sort(), `e-mails kept; removed: ${goneEmails.join(', ')}`);
   t.same(await states(), keptStates, `states kept; removed: ${goneStates.join(', ')}`);
 
-  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, oauthStates: 0, pageMarks: 0 }, 'a rerun finds nothing');
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, webhookEvents: 0, oauthStates: 0, pageMarks: 0 }, 'a rerun finds nothing');
   t.same(await contacts(), [...keptCodes].sort());
 
   clock = new Date(clock.getTime() + 2 * DAY); // two days on: most kept rows age past their limits
-  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, oauthStates: 1, pageMarks: 1 });
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, webhookEvents: 0, oauthStates: 1, pageMarks: 1 });
   t.same(await contacts(), []);
   t.same(await subjects(), ['pending-old', 'sent-yesterday'], 'a pending e-mail stays however old; one sent 3 days ago stays');
   t.same(await states(), []);
@@ -113,4 +113,37 @@ t.test('many rows go in batches; two workers share them and remove each once', a
   t.equal(first.emails + second.emails, 1);
   t.same(await states(), ['fresh']);
   t.same(await subjects(), []);
+});
+
+t.test('webhook events go 30 days after their deliveries finished, never while one is pending', async (t) => {
+  clock = new Date('2026-06-01T03:15:00Z');
+  const { user } = await api.newUser();
+  const endpoint = await api.db
+    .insertInto('webhook_endpoints')
+    .values({ user_id: user.id, url: 'https://hooks.example.com/x', event_kinds: ['transaction.created'], secret: 's' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const event = async (name: string, ageDays: number, delivery: { status: 'pending' | 'succeeded' | 'failed'; changedDaysAgo: number }) => {
+    const id = crypto.randomUUID();
+    await api.db.insertInto('webhook_events').values({ id, user_id: user.id, kind: 'transaction.created', subject_id: 1, payload: name, created_at: at(-ageDays * DAY) }).execute();
+    const row = await api.db
+      .insertInto('webhook_deliveries')
+      .values({ user_id: user.id, endpoint_id: endpoint.id, event_id: id, status: delivery.status, updated_at: at(-delivery.changedDaysAgo * DAY) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await api.db.insertInto('webhook_attempts').values({ delivery_id: row.id, attempted_at: at(-delivery.changedDaysAgo * DAY), duration_ms: 5, status_code: 200, error: null }).execute();
+  };
+  await event('delivered-long-ago', 40, { status: 'succeeded', changedDaysAgo: 40 });
+  await event('failed-long-ago', 60, { status: 'failed', changedDaysAgo: 50 });
+  await event('pending-forever', 90, { status: 'pending', changedDaysAgo: 90 });
+  await event('resent-lately', 90, { status: 'succeeded', changedDaysAgo: 2 });
+  await event('recent', 3, { status: 'succeeded', changedDaysAgo: 3 });
+
+  const counts = await pruneExpired(api.db, clock);
+  t.equal(counts.webhookEvents, 2);
+  const left = await api.db.selectFrom('webhook_events').select('payload').where('user_id', '=', user.id).orderBy('payload').execute();
+  t.same(left.map((r) => r.payload), ['pending-forever', 'recent', 'resent-lately']);
+  const deliveries = await api.db.selectFrom('webhook_deliveries').select('id').where('user_id', '=', user.id).execute();
+  t.equal(deliveries.length, 3, 'their deliveries went with them');
+  t.equal((await api.db.selectFrom('webhook_attempts').select('id').where('delivery_id', 'in', deliveries.map((d) => d.id)).execute()).length, 3);
 });

@@ -35,6 +35,7 @@ import * as m030 from './030_import_suggestion_matches_unkeyed.js';
 import * as m031 from './031_import_suggestion_marks_hot.js';
 import * as m032 from './032_app_key.js';
 import * as m033 from './033_user_versions.js';
+import * as m034 from './034_webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '031_import_suggestion_marks_hot': m031,
   '032_app_key': m032,
   '033_user_versions': m033,
+  '034_webhooks': m034,
 };

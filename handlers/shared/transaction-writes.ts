@@ -3,12 +3,16 @@
 // function writes the row, its category links, its recurring rule and its balance effect
 // (through moveBalances) together, so a failure leaves nothing half-written.
 //
+// Each also records its webhook event (transaction.created, .updated, .deleted) in the same
+// database transaction (db/webhook-outbox.ts).
+//
 // These functions do not check that referenced records are the caller's (the handlers call
 // `checkEntryReferences` first; a job copying a transaction reuses references that were
 // checked when it was made) nor refuse transfer legs (transfers write their legs through here).
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, TransactionIntent } from '../../db/schema.js';
 import { missingLiveIds, softDelete } from '../../db/sync.js';
+import { recordWebhookEvent } from '../../db/webhook-outbox.js';
 import type { RecurringRuleRow, TransactionRow } from '../../db/transactions.js';
 import type { EntryType } from '../../domain/ledger.js';
 import { Decimal } from '../../domain/money.js';
@@ -109,6 +113,7 @@ export async function createTransactionEntry(
     .executeTakeFirstOrThrow();
   await linkCategories(trx, userId, id, entry.categoryIds ?? []);
   if (entry.recurrence) await saveRecurringRule(trx, userId, id, toSecond(entry.datetime), entry.recurrence, undefined, now);
+  await recordWebhookEvent(trx, userId, 'transaction.created', id, now);
   return id;
 }
 
@@ -160,6 +165,7 @@ export async function updateTransactionEntry(
     .where('id', '=', current.id)
     .where('user_id', '=', userId)
     .execute();
+  await recordWebhookEvent(trx, userId, 'transaction.updated', current.id, now);
   if (changes.categoryIds !== undefined) {
     await trx.deleteFrom('transaction_categories').where('transaction_id', '=', current.id).where('user_id', '=', userId).execute();
     await linkCategories(trx, userId, current.id, changes.categoryIds);
@@ -188,6 +194,7 @@ export async function deleteTransactionEntry(trx: Transaction<Database>, userId:
 export async function revertTransactionEntry(trx: Transaction<Database>, userId: number, current: TransactionRow, now: Date): Promise<void> {
   await moveBalances(trx, userId, { revert: [{ walletId: current.wallet_id, type: current.type, amount: current.amount }] }, now);
   await deleteRecurringRule(trx, userId, current.id);
+  await recordWebhookEvent(trx, userId, 'transaction.deleted', current.id, now);
   const refund = await trx
     .selectFrom('refunds')
     .select('id')

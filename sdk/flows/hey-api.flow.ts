@@ -134,6 +134,14 @@ import {
   uploadTransactionFiles,
   verifyCode,
   verifyCodeV1,
+  listWebhookEndpoints,
+  createWebhookEndpoint,
+  getWebhookEndpoint,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
+  redeliverWebhook,
 } from '../generated/hey-api/index.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -404,6 +412,25 @@ async function admin(client: Client) {
   await sendOutreach({ client, body: { subject: 'News', body: 'Budgets now roll over.', image_url: media.url, audience: 'active' } });
 }
 
+async function webhooks(client: Client) {
+  const endpoint = must(
+    (await createWebhookEndpoint({ client, body: { url: 'https://hooks.example.com/finance', event_kinds: ['transaction.created', 'budget.threshold_crossed'] } })).data,
+    'create webhook endpoint',
+  ).data;
+  console.log('store this secret:', endpoint.secret);
+  await listWebhookEndpoints({ client, query: { limit: 20 } });
+  await getWebhookEndpoint({ client, path: { id: endpoint.id } });
+  await updateWebhookEndpoint({ client, path: { id: endpoint.id }, body: { event_kinds: ['transaction.created'], active: true } });
+  const rotated = must((await rotateWebhookSecret({ client, path: { id: endpoint.id } })).data, 'rotate secret').data;
+  console.log('new secret:', rotated.secret);
+  const deliveries = must((await listWebhookDeliveries({ client, path: { id: endpoint.id }, query: { status: 'failed' } })).data, 'deliveries').data;
+  for (const delivery of deliveries.data) {
+    console.log(delivery.event_kind, delivery.attempts.map((a) => a.status_code ?? a.error));
+    await redeliverWebhook({ client, path: { id: endpoint.id, delivery: delivery.id } });
+  }
+  await deleteWebhookEndpoint({ client, path: { id: endpoint.id } });
+}
+
 export async function flow(): Promise<void> {
   const anonymous = createClient({ baseUrl: 'http://localhost:3000/api' });
   const token = await accounts(anonymous);
@@ -414,6 +441,7 @@ export async function flow(): Promise<void> {
   await imports(client, context.wallet.id);
   await assistant(client);
   await admin(client);
+  await webhooks(client);
   await deleteWallet({ client, path: { id: context.wallet.id } });
   await logoutUser({ client });
   await logoutUserV1({ client: anonymous });

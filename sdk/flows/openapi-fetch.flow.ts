@@ -314,6 +314,25 @@ async function admin(client: Client) {
   await client.POST('/v1/admin/outreach/send', { body: { subject: 'News', body: 'Budgets now roll over.', image_url: media.url, audience: 'active' } });
 }
 
+async function webhooks(client: Client) {
+  const endpoint = must(
+    (await client.POST('/v1/webhooks', { body: { url: 'https://hooks.example.com/finance', event_kinds: ['transaction.created', 'budget.threshold_crossed'] } })).data,
+    'create webhook endpoint',
+  ).data;
+  console.log('store this secret:', endpoint.secret);
+  await client.GET('/v1/webhooks', { params: { query: { limit: 20 } } });
+  await client.GET('/v1/webhooks/{id}', { params: { path: { id: endpoint.id } } });
+  await client.PUT('/v1/webhooks/{id}', { params: { path: { id: endpoint.id } }, body: { event_kinds: ['transaction.created'], active: true } });
+  const rotated = must((await client.POST('/v1/webhooks/{id}/rotate-secret', { params: { path: { id: endpoint.id } } })).data, 'rotate secret').data;
+  console.log('new secret:', rotated.secret);
+  const deliveries = must((await client.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id: endpoint.id }, query: { status: 'failed' } } })).data, 'deliveries').data;
+  for (const delivery of deliveries.data) {
+    console.log(delivery.event_kind, delivery.attempts.map((a) => a.status_code ?? a.error));
+    await client.POST('/v1/webhooks/{id}/deliveries/{delivery}/redeliver', { params: { path: { id: endpoint.id, delivery: delivery.id } } });
+  }
+  await client.DELETE('/v1/webhooks/{id}', { params: { path: { id: endpoint.id } } });
+}
+
 export async function flow(): Promise<void> {
   const anonymous = createClient<paths>({ baseUrl: 'http://localhost:3000/api' });
   const token = await accounts(anonymous);
@@ -324,6 +343,7 @@ export async function flow(): Promise<void> {
   await imports(client, context.wallet.id);
   await assistant(client);
   await admin(client);
+  await webhooks(client);
   await client.DELETE('/v1/wallets/{id}', { params: { path: { id: context.wallet.id } } });
   await client.POST('/logout');
   await anonymous.POST('/v1/logout');

@@ -54,6 +54,9 @@ const PATTERNS: Record<string, (rng: Rng) => string> = {
   '^[A-Za-z0-9._~-]+$': (rng) => rng.pick(['bitcoin', 'ethereum', 'a.b~c-d']),
   '^[a-z0-9][a-z0-9_-]*$': (rng) => rng.pick(['theme', 'default-wallet', `fuzz-${rng.int(1, 50)}`]),
   '^[A-Za-z]{2,10}$': (rng) => rng.pick(['fr', 'CM', 'global', 'US']),
+  // webhook endpoint URLs: public, internal (refused), with credentials (refused)
+  '^[Hh][Tt][Tt][Pp][Ss]?://': (rng) =>
+    rng.pick(['https://hooks.example.com/finance', 'HTTP://hooks.example.org/x?y=1', 'http://10.0.0.1/hook', 'https://user:pw@hooks.example.com/', 'http://[::1]/']),
   // base64 file contents, bare or as a data: URL (a 1-pixel GIF and a tiny PDF)
   '^(data:[-\\w.+/]+;base64,)?[A-Za-z0-9+/\\s]+={0,2}$': (rng) =>
     rng.pick(['R0lGODlhAQABAAAAACw=', 'data:image/gif;base64,R0lGODlhAQABAAAAACw=', 'data:application/pdf;base64,JVBERi0xLjQK']),
