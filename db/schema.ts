@@ -716,6 +716,21 @@ export interface AppKeyTable {
   created_at: TimestampWithDefault;
 }
 
+/** Uploaded bytes kept in the database (STORAGE_URL=database, migration 033): one row per storage key. */
+export interface FileBlobsTable {
+  key: string;
+  size: number;
+  content_type: string | null;
+  created_at: TimestampWithDefault;
+}
+
+/** A file's bytes in order, 1 MiB a row (the last one shorter). */
+export interface FileBlobChunksTable {
+  key: string;
+  seq: number;
+  bytes: Buffer;
+}
+
 // ---- the database ----------------------------------------------------------------------------
 
 export interface Database {
@@ -771,6 +786,8 @@ export interface Database {
   engagement_sends: EngagementSendsTable;
 
   app_key: AppKeyTable;
+  file_blobs: FileBlobsTable;
+  file_blob_chunks: FileBlobChunksTable;
 }
 
 // Row shapes for handlers: X = a selected row, NewX = an insert, XUpdate = an update.

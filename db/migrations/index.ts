@@ -34,6 +34,7 @@ import * as m029 from './029_cheaper_ledger_inserts.js';
 import * as m030 from './030_import_suggestion_matches_unkeyed.js';
 import * as m031 from './031_import_suggestion_marks_hot.js';
 import * as m032 from './032_app_key.js';
+import * as m033 from './033_file_blobs.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '030_import_suggestion_matches_unkeyed': m030,
   '031_import_suggestion_marks_hot': m031,
   '032_app_key': m032,
+  '033_file_blobs': m033,
 };
