@@ -4,9 +4,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-/** Writes the chunks in order under `key`; returns the size stored. */
-export async function insertBlob(db: Kysely<Database>, key: string, contentType: string | null, chunks: AsyncIterable<Buffer>): Promise<number> {
+/** Writes the chunks in order under `key`, replacing a file kept there; returns the size stored. */
+export async function writeBlob(db: Kysely<Database>, key: string, contentType: string | null, chunks: AsyncIterable<Buffer>): Promise<number> {
   return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('file_blobs').where('key', '=', key).execute();
     await trx.insertInto('file_blobs').values({ key, size: 0, content_type: contentType }).execute();
     let size = 0;
     let seq = 0;

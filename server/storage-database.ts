@@ -3,19 +3,19 @@
 // download holds more than a chunk of it (the upload itself arrives whole from the form).
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
-import { blobChunk, deleteBlob, findBlob, insertBlob } from '../db/file-blobs.js';
+import { blobChunk, deleteBlob, findBlob, writeBlob } from '../db/file-blobs.js';
 import type { Database } from '../db/schema.js';
-import { newStorageKey, type FileStorage, type StoredFile } from './storage.js';
+import { KeyedFileStorage, type StoredFile } from './storage.js';
 
 export const CHUNK_BYTES = 1024 * 1024;
 
-export class DatabaseFileStorage implements FileStorage {
-  constructor(private readonly db: Kysely<Database>) {}
+export class DatabaseFileStorage extends KeyedFileStorage {
+  constructor(private readonly db: Kysely<Database>) {
+    super();
+  }
 
-  async put(prefix: string, data: Buffer | Readable, extension: string, contentType?: string): Promise<string> {
-    const key = newStorageKey(prefix, extension);
-    await insertBlob(this.db, key, contentType ?? null, chunksOf(Buffer.isBuffer(data) ? [data] : data));
-    return key;
+  async write(key: string, data: Buffer | Readable, contentType?: string): Promise<void> {
+    await writeBlob(this.db, key, contentType ?? null, chunksOf(Buffer.isBuffer(data) ? [data] : data));
   }
 
   async get(key: string): Promise<StoredFile | undefined> {

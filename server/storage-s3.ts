@@ -7,20 +7,21 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectComm
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import type { StorageConfig } from './storage-config.js';
-import { newStorageKey, storageUnavailable, type FileStorage, type StoredFile } from './storage.js';
+import { KeyedFileStorage, storageUnavailable, type StoredFile } from './storage.js';
 
 type S3Config = Extract<StorageConfig, { kind: 's3' }>;
 
 /** Attempts per call: one retry rides out a dropped connection, more would stretch the bound. */
 const MAX_ATTEMPTS = 2;
 
-export class S3FileStorage implements FileStorage {
+export class S3FileStorage extends KeyedFileStorage {
   private readonly client: S3Client;
 
   constructor(
     private readonly config: S3Config,
     private readonly onFailure: (error: unknown) => void,
   ) {
+    super();
     this.client = new S3Client({
       endpoint: config.endpoint,
       region: config.region,
@@ -34,8 +35,7 @@ export class S3FileStorage implements FileStorage {
     });
   }
 
-  async put(prefix: string, data: Buffer | Readable, extension: string, contentType?: string): Promise<string> {
-    const key = newStorageKey(prefix, extension);
+  async write(key: string, data: Buffer | Readable, contentType?: string): Promise<void> {
     const params = { Bucket: this.config.bucket, Key: this.objectKey(key), ContentType: contentType };
     await this.call(() =>
       Buffer.isBuffer(data)
@@ -43,7 +43,6 @@ export class S3FileStorage implements FileStorage {
         : // a stream of unknown length goes up in parts: PutObject needs the length first
           new Upload({ client: this.client, params: { ...params, Body: data } }).done(),
     );
-    return key;
   }
 
   async get(key: string): Promise<StoredFile | undefined> {

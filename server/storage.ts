@@ -25,6 +25,8 @@ export interface StoredFile {
 export interface FileStorage {
   /** Stores the bytes under a new key (`prefix/<uuid>.<extension>`) and returns it. */
   put(prefix: string, data: Buffer | Readable, extension: string, contentType?: string): Promise<string>;
+  /** Stores the bytes under a given key, replacing any there (copying files between stores). */
+  write(key: string, data: Buffer | Readable, contentType?: string): Promise<void>;
   /** The bytes of a key; undefined when the store has none under it (never stored, deleted or lost). */
   get(key: string): Promise<StoredFile | undefined>;
   /** Removes the bytes; a key already gone is no error. */
@@ -39,8 +41,18 @@ const RETRY_AFTER_SECONDS = '5';
 export const storageUnavailable = () =>
   new HttpError(503, 'File storage cannot be reached right now. Please try again later.', undefined, { 'retry-after': RETRY_AFTER_SECONDS });
 
-export function newStorageKey(prefix: string, extension: string): string {
-  return path.posix.join(prefix, `${randomUUID()}.${extension}`);
+/** What every store shares: a new file gets a key of its own, then is written under it. */
+export abstract class KeyedFileStorage implements FileStorage {
+  async put(prefix: string, data: Buffer | Readable, extension: string, contentType?: string): Promise<string> {
+    const key = path.posix.join(prefix, `${randomUUID()}.${extension}`);
+    await this.write(key, data, contentType);
+    return key;
+  }
+
+  abstract write(key: string, data: Buffer | Readable, contentType?: string): Promise<void>;
+  abstract get(key: string): Promise<StoredFile | undefined>;
+  abstract delete(key: string): Promise<void>;
+  abstract exists(key: string): Promise<boolean>;
 }
 
 /** The whole bytes of a key, for readers that parse a file at once (imports, e-mail attachments). */
@@ -64,15 +76,15 @@ export async function openFileStorage(config: Config, db: Kysely<Database>, onFa
   return new LocalFileStorage(path.join(config.dataDir, 'files'));
 }
 
-export class LocalFileStorage implements FileStorage {
-  constructor(private readonly root: string) {}
+export class LocalFileStorage extends KeyedFileStorage {
+  constructor(readonly root: string) {
+    super();
+  }
 
-  async put(prefix: string, data: Buffer | Readable, extension: string): Promise<string> {
-    const key = newStorageKey(prefix, extension);
+  async write(key: string, data: Buffer | Readable): Promise<void> {
     const file = this.resolve(key);
     await mkdir(path.dirname(file), { recursive: true });
     await pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, createWriteStream(file));
-    return key;
   }
 
   async get(key: string): Promise<StoredFile | undefined> {

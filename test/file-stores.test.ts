@@ -4,10 +4,13 @@
 // an object store or a database that refuses or never answers is 503 in the envelope, within
 // a bound. The three apps share one database, as a deployment's processes do.
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import t from 'tap';
 import { openDatabase } from '../db/connection.js';
 import { processCsvImportJob } from '../jobs/process-csv-import.js';
 import { grantAdmin } from '../scripts/admin.js';
+import { copyLocalFiles } from '../scripts/copy-files.js';
+import { LocalFileStorage } from '../server/storage.js';
 import { startApp, type TestApp } from './helpers/harness.js';
 import { closedPort, s3Storage, silentServer, startObjectStore } from './helpers/object-store.js';
 import { ledgerFixtures, multipart, PNG, type FilePart } from './helpers/transaction-fixtures.js';
@@ -105,6 +108,26 @@ for (const [store, api] of stores) {
     t.equal((await download(api, mediaPath)).status, 404, 'and so is a lost outreach image');
   });
 }
+
+t.test('npm run copy-files: what the data folder holds moves to a shared store under the same keys', async (t) => {
+  const [, inDatabase] = stores[1];
+  const owner = await local.newUser();
+  const wallet = await ledgerFixtures(local).mainWallet(owner.user.id);
+  const created = await upload(local, 'POST', '/api/v1/transactions', owner.token, [['type', 'income'], ['amount', '3'], ['wallet_id', String(wallet)]], [
+    { field: 'files[]', filename: 'receipt.png', contentType: 'image/png', data: RECEIPT },
+  ]);
+  t.equal(created.status, 201);
+  const fileUrl = `/api/v1/files/${created.body.data.files[0].id}`;
+  t.equal((await download(inDatabase, fileUrl, owner.token)).status, 404, 'before the copy, another store does not have it');
+
+  const folder = new LocalFileStorage(path.join(local.config.dataDir, 'files'));
+  const first = await copyLocalFiles(folder, inDatabase.app.services.storage);
+  t.ok(first.copied >= 1, `copied ${first.copied}`);
+  const served = await download(inDatabase, fileUrl, owner.token);
+  t.equal(served.status, 200);
+  t.ok(served.bytes.equals(RECEIPT), 'served byte-identical from the database after the copy');
+  t.same(await copyLocalFiles(folder, inDatabase.app.services.storage), { copied: 0, alreadyThere: first.copied + first.alreadyThere }, 'a second run copies nothing again');
+});
 
 t.test('an object store that refuses or never answers is 503 in the envelope, within the bound', async (t) => {
   const owner = await local.newUser();
