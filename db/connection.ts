@@ -36,7 +36,16 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL: keep the plans of KEEP_PLAN statements per connection (db/kept-plans.ts); default on. */
   keepPlans?: boolean;
+  /** PostgreSQL: how long a query waits for a connection before failing (default CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * A database that does not answer fails a request within this bound (503, isDatabaseUnreachable)
+ * rather than hold it open. It also bounds the wait for a free pooled connection, so it is far
+ * above any wait a healthy pool makes.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 // numeric stays a string (exact money); bigint ids become numbers (they stay far below 2^53);
 // timestamptz and date are parsed by pg into Date / kept as 'YYYY-MM-DD' strings.
@@ -44,7 +53,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.keepPlans ?? true);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.keepPlans ?? true, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
   return openEmbedded(options.dataDir, options.poolSize ?? 10, options.startFrom);
 }
 
@@ -67,10 +76,23 @@ function kyselyOver(pool: pg.Pool, keepPlans = false): Kysely<Database> {
  */
 export const POSTGRES_SESSION_OPTIONS = '-c jit=off -c max_parallel_workers_per_gather=0';
 
-async function openPostgres(connectionString: string, poolSize: number, keepPlans: boolean): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString, max: poolSize, options: POSTGRES_SESSION_OPTIONS });
+async function openPostgres(connectionString: string, poolSize: number, keepPlans: boolean, connectTimeoutMs: number): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString, max: poolSize, options: POSTGRES_SESSION_OPTIONS, connectionTimeoutMillis: connectTimeoutMs });
   const db = kyselyOver(pool, keepPlans);
   return { db, kind: 'postgresql', connectionString, close: () => db.destroy() };
+}
+
+/** Network codes of a server that cannot be reached; SQLSTATE classes and codes of one that will not serve. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/** The error says the database cannot be reached or will not serve now (not that a query is wrong): worth a 503 and a retry. */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))) return true;
+  // pg's own words for a connection that timed out or dropped
+  return /^(Connection terminated|timeout exceeded when trying to connect|timeout expired)/.test(error.message);
 }
 
 /**

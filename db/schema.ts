@@ -733,6 +733,21 @@ export interface SharedVersionsTable {
   version: number;
 }
 
+/** Uploaded bytes kept in the database (STORAGE_URL=database, migration 035): one row per storage key. */
+export interface FileBlobsTable {
+  key: string;
+  size: number;
+  content_type: string | null;
+  created_at: TimestampWithDefault;
+}
+
+/** A file's bytes in order, 1 MiB a row (the last one shorter). */
+export interface FileBlobChunksTable {
+  key: string;
+  seq: number;
+  bytes: Buffer;
+}
+
 // ---- the database ----------------------------------------------------------------------------
 
 export interface Database extends WebhookTables {
@@ -791,6 +806,8 @@ export interface Database extends WebhookTables {
 
   user_versions: UserVersionsTable;
   shared_versions: SharedVersionsTable;
+  file_blobs: FileBlobsTable;
+  file_blob_chunks: FileBlobChunksTable;
 }
 
 // Row shapes for handlers: X = a selected row, NewX = an insert, XUpdate = an update.

@@ -943,7 +943,7 @@ export interface paths {
         };
         /**
          * Download a file
-         * @description The stored bytes of a file that belongs to one of the caller's records (a transaction attachment, or the uploaded image of an icon), with its content type and an inline content disposition. This is the `link` of a File and the `path` of an image Icon. A file of another user, of a deleted record, or whose bytes are missing from storage is 404. The success body is the raw file, not the JSON envelope; failures use the envelope.
+         * @description The stored bytes of a file that belongs to one of the caller's records (a transaction attachment, or the uploaded image of an icon), with its content type and an inline content disposition. This is the `link` of a File and the `path` of an image Icon. A file of another user, of a deleted record, or whose bytes are missing from storage is 404; a file store that cannot be reached is 503. The success body is the raw file, not the JSON envelope; failures use the envelope.
          */
         get: operations["downloadFile"];
         put?: never;
@@ -7183,6 +7183,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
         };
     };

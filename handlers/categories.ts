@@ -153,7 +153,7 @@ async function insertMissingDefaults(trx: Transaction<Database>, userId: number,
 const ICON_IMAGE_TYPES = ['image/png', 'image/jpeg'];
 const ICON_IMAGE_MAX_BYTES = 1024 * 1024;
 
-/** An uploaded icon image, checked from its bytes; stored only when a write uses it. */
+/** An uploaded icon image, checked from its bytes; stored before the write, removed unless the write keeps it. */
 class IconImage {
   private key: string | undefined;
 
@@ -163,9 +163,17 @@ class IconImage {
     private readonly storage: FileStorage,
   ) {}
 
-  /** Stores the blob (once, however often the write is retried) and its `files` row; returns the row id. */
+  /**
+   * Stores the blob, once. Called before the write's transaction, never inside it: the store may
+   * be the database itself, and the embedded one serves one transaction at a time.
+   */
+  async store(): Promise<void> {
+    this.key ??= await this.storage.put('icons', this.file.data, this.type.extension, this.type.mime);
+  }
+
+  /** The blob's `files` row (however often the write is retried); returns the row id. */
   async save(trx: Transaction<Database>, userId: number): Promise<number> {
-    this.key ??= await this.storage.put('icons', this.file.data, this.type.extension);
+    if (!this.key) throw new Error('an icon image is stored before it is saved');
     const row = await trx
       .insertInto('files')
       .values({
@@ -202,6 +210,7 @@ async function iconImageFrom(files: UploadedFiles, storage: FileStorage): Promis
 
 /** Runs a write that may store `image`; the blob is removed unless the write kept it. */
 async function keepingImage<R>(image: IconImage | undefined, write: () => Promise<R>, kept: (result: R) => boolean): Promise<R> {
+  await image?.store();
   try {
     const result = await write();
     if (!kept(result)) await image?.discard();

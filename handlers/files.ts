@@ -14,19 +14,17 @@ export const fileHandlers = {
     const { db, user, services, params } = ctx;
     const file = await db.selectFrom('files').selectAll().where('id', '=', params.id).where('user_id', '=', user.id).executeTakeFirst();
     if (!file || !(await belongsToLiveRecord(db, user.id, file))) throw notFound('File');
-    const bytes = await services.storage.get(file.path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw notFound('File');
-      throw error;
-    });
+    const stored = await services.storage.get(file.path);
+    if (!stored) throw notFound('File');
     return {
       status: 200,
       raw: true,
       headers: {
         'content-type': file.mime_type,
-        'content-length': String(bytes.length),
+        ...(stored.size !== undefined ? { 'content-length': String(stored.size) } : {}),
         'content-disposition': inlineDisposition(file.original_name || path.posix.basename(file.path)),
       },
-      body: bytes,
+      body: stored.body,
     };
   },
 } satisfies Partial<Handlers>;

@@ -35,6 +35,7 @@ import { created, done, ok } from '../server/envelope.js';
 import { conflict, invalidField, notFound, validationFailed, type FieldErrors } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile } from '../server/multipart.js';
+import { readStoredBytes } from '../server/storage.js';
 import { afterConfirm, checkConfirmRequest, confirmItem, type ItemOutcome } from './shared/import-confirm.js';
 import { checkedSuggestions, readCsvUpload, rereadCsvSession, surveyBankUpload } from './shared/import-analysis.js';
 import { pageRequest } from './shared/records.js';
@@ -224,9 +225,9 @@ export const importSessionHandlers = {
     if (confirmRunOf(session)?.state === 'running') throw conflict('A confirm of this import session is running: its file cannot be read again.');
     checkMappingChange(body, reading.columns.length);
     const path = await uploadPath(db, user.id, session.file_id);
-    if (!path) throw conflict('The file of this session is no longer stored.');
+    const bytes = path && (await readStoredBytes(services.storage, path));
+    if (!bytes) throw conflict('The file of this session is no longer stored.');
     const override = { mapping: { ...reading.mapping, ...body.mapping }, date_format: body.date_format ?? null, decimal_separator: body.decimal_separator ?? null };
-    const bytes = await services.storage.get(path);
     let read;
     try {
       // a bank export is read again as a stream, its suggestions replaced in one transaction

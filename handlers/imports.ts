@@ -33,7 +33,7 @@ export const importHandlers = {
   importFile: async (ctx: HandlerContext<'importFile'>) => {
     const { db, user, services } = ctx;
     const upload = await checkCsvUpload(ctx.files.file?.[0]);
-    const stored = await services.storage.put('imports', upload.data, 'csv');
+    const stored = await services.storage.put('imports', upload.data, 'csv', 'text/csv');
     const now = services.now();
     const id = await db
       .transaction()

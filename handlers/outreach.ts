@@ -30,7 +30,7 @@ async function previewOutreach({ body, user, services }: HandlerContext<'preview
 
 async function uploadOutreachMedia({ files, services }: HandlerContext<'uploadOutreachMedia'>) {
   const image = await checkOutreachImage(files.image?.[0]);
-  const key = await services.storage.put('outreach', image.file.data, image.extension);
+  const key = await services.storage.put('outreach', image.file.data, image.extension, image.mime);
   return ok({ url: publicMediaUrl(services.config, key) }, 'Image uploaded');
 }
 
@@ -113,7 +113,7 @@ async function userIdErrors(db: Kysely<Database>, ids: number[]): Promise<FieldE
 async function withStoredAttachments<T>(storage: FileStorage, files: CheckedFile[], write: (stored: Array<CheckedFile & { path: string }>) => Promise<T>): Promise<T> {
   const stored: Array<CheckedFile & { path: string }> = [];
   try {
-    for (const file of files) stored.push({ ...file, path: await storage.put('outreach/attachments', file.file.data, file.extension) });
+    for (const file of files) stored.push({ ...file, path: await storage.put('outreach/attachments', file.file.data, file.extension, file.mime) });
     return await write(stored);
   } catch (error) {
     await Promise.all(stored.map((file) => storage.delete(file.path)));

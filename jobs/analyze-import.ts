@@ -45,6 +45,7 @@ import type { Statement } from '../domain/statements/statement-line.js';
 import { DocumentProcessorError, processDocument } from '../server/document-processor.js';
 import { confirmSuggestionBatch } from '../handlers/shared/import-confirm-batch.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
+import { readStoredBytes } from '../server/storage.js';
 import { newestTransactionId, requestedConfirmOf, runAfterBatch, savePendingRun, type ConfirmRun } from '../db/import-confirm-runs.js';
 import { recordsOf } from '../db/import-matching.js';
 import { ANALYZE_IMPORT_JOB, CONFIRM_IMPORT_JOB } from '../db/job-names.js';
@@ -69,12 +70,8 @@ export async function analyseSession(ctx: JobContext, sessionId: number): Promis
   const { session, upload } = claimed;
   try {
     if (!upload) return await failSession(db, session.id, 'Uploaded file not found', services.now());
-    let data: Buffer;
-    try {
-      data = await services.storage.get(upload.path);
-    } catch {
-      return await failSession(db, session.id, 'Uploaded file not found', services.now());
-    }
+    const data = await readStoredBytes(services.storage, upload.path);
+    if (!data) return await failSession(db, session.id, 'Uploaded file not found', services.now());
     const streamed = session.processor === 'csv' ? await surveyBankUpload(db, session.user_id, data, session.file_name) : undefined;
     if (streamed) return await analyseStreamed(ctx, session, streamed);
     const { drafts, details } = await extractDrafts(ctx, session, data, upload);

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { outreachAttachmentsOf } from '../db/outreach.js';
 import type { Database } from '../db/schema.js';
 import type { MailAttachment } from '../server/mail-transport.js';
-import type { FileStorage } from '../server/storage.js';
+import { readStoredBytes, type FileStorage } from '../server/storage.js';
 
 export type AttachmentReader = (email: { outreach_send_id: number | null }) => Promise<MailAttachment[]>;
 
@@ -16,7 +16,7 @@ export function attachmentReader(db: Kysely<Database>, storage: FileStorage): At
   const bytes = new Map<string, Promise<Buffer>>();
   const read = (key: string) => {
     let content = bytes.get(key);
-    if (!content) bytes.set(key, (content = storage.get(key)));
+    if (!content) bytes.set(key, (content = readStoredBytes(storage, key).then((stored) => stored ?? missing(key))));
     return content;
   };
   return async (email) => {
@@ -24,4 +24,9 @@ export function attachmentReader(db: Kysely<Database>, storage: FileStorage): At
     const files = await outreachAttachmentsOf(db, email.outreach_send_id);
     return Promise.all(files.map(async (file) => ({ filename: file.name, contentType: file.mime_type, content: await read(file.path) })));
   };
+}
+
+/** A campaign's file gone from the store: the e-mail fails (and is retried) rather than going out without it. */
+function missing(key: string): never {
+  throw new Error(`the stored file ${key} is missing`);
 }

@@ -29,6 +29,7 @@ import { importEntries } from '../handlers/shared/import-batch.js';
 import { importEntry, importTimeZone, importTransfer, rejectionReason, UNEXPECTED_FAILURE, type ImportWriteContext } from '../handlers/shared/import-entries.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
 import { removeStoredFiles } from '../server/stored-files.js';
+import { readStoredBytes } from '../server/storage.js';
 import { PROCESS_CSV_IMPORT_JOB } from '../db/job-names.js';
 import { importUnits, type ImportUnit } from './csv-import-units.js';
 
@@ -200,10 +201,9 @@ async function attempt(trx: Transaction<Database>, log: FastifyBaseLogger, write
 
 async function readUpload(ctx: JobContext, path: string | undefined): Promise<Buffer> {
   if (!path) throw new CsvReadError('The uploaded file is missing.');
-  return ctx.services.storage.get(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') throw new CsvReadError('The uploaded file is missing.');
-    throw error;
-  });
+  const bytes = await readStoredBytes(ctx.services.storage, path);
+  if (!bytes) throw new CsvReadError('The uploaded file is missing.');
+  return bytes;
 }
 
 /** Ends an import that cannot be read at all. */

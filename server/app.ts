@@ -1,14 +1,13 @@
 // Builds the fastify app: plugins, the contract routes, errors in the envelope, the docs.
 // Nothing here listens or opens the database: main.ts and the tests do that, then pass it in.
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { operations } from '../generated/operations.js';
-import type { DatabaseHandle } from '../db/connection.js';
+import { isDatabaseUnreachable, type DatabaseHandle } from '../db/connection.js';
 import { allHandlers } from '../handlers/index.js';
 import { appKeySource } from './app-key.js';
 import { TokenService } from './auth.js';
@@ -18,7 +17,7 @@ import { errorBody } from './envelope.js';
 import { HttpError } from './errors.js';
 import type { Handlers } from './handler-types.js';
 import { setupRateLimits } from './rate-limits.js';
-import { LocalFileStorage } from './storage.js';
+import { openFileStorage } from './storage.js';
 import { AssetPriceService, CoinGeckoClient } from './asset-prices.js';
 import { ratesProviderFor } from './rate-providers.js';
 import { createRateService } from './rates.js';
@@ -89,7 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     tokens: new TokenService(appKey, config.tokenTtlSeconds),
     appKey,
     lifecycle,
-    storage: new LocalFileStorage(path.join(config.dataDir, 'files')),
+    storage: await openFileStorage(config, database.db, (error) => app.log.warn({ err: error }, 'file storage failed')),
     rates: createRateService({
       provider: ratesProviderFor(config),
       ttlSeconds: config.ratesTtlSeconds,
@@ -139,6 +138,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     const known = knownFrameworkError(error, config.uploadLimitBytes);
     if (known) return reply.code(known.status).send(errorBody(known.message));
+    if (isDatabaseUnreachable(error)) {
+      request.log.warn({ err: error }, 'the database cannot be reached');
+      return reply.code(503).header('retry-after', '5').send(errorBody('The service cannot reach its database right now. Please try again later.'));
+    }
     // The multipart parser (busboy) throws plain errors for a missing boundary or a truncated form.
     if (!request.bodyRead && request.isMultipart()) return reply.code(400).send(errorBody('The request body could not be parsed.'));
     request.log.error({ err: error }, 'request failed');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { STRONG_PASSWORD_HASHING, type PasswordHashing } from '../domain/passwords.js';
 import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
 import { webhookConfigFrom, type WebhookConfig } from './webhook-config.js';
+import { storageFrom, type StorageConfig } from './storage-config.js';
 
 export interface Config {
   port: number;
@@ -20,6 +21,8 @@ export interface Config {
   /** argon2id cost of new password hashes (PASSWORD_HASH_*); the strong defaults are for production. */
   passwordHashing: PasswordHashing;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Where uploaded bytes are kept (STORAGE_URL): the data folder, the database or an S3-compatible store. */
+  storage: StorageConfig;
   /** Largest accepted request body or uploaded file, in bytes. */
   uploadLimitBytes: number;
   /** Requests per minute per IP and per e-mail on public account routes; 0 = off. */
@@ -152,6 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
   const uploadLimitBytes = int('UPLOAD_LIMIT_MB', 10, 1, 1024) * 1024 * 1024;
   const rateLimitAuth = int('RATE_LIMIT_AUTH', 10);
   const rateLimitApi = int('RATE_LIMIT_API', 600);
+  const storage = storageFrom(env, int('STORAGE_TIMEOUT_MS', 5000, 100, 120_000), problems);
   const llmTimeoutSeconds = int('LLM_TIMEOUT', 60, 1, 600);
   const shutdownDelaySeconds = int('SHUTDOWN_DELAY', 5, 0, 300);
   const readinessTimeoutMs = int('READINESS_TIMEOUT_MS', 2000, 50, 60_000);
@@ -175,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     tokenTtlSeconds: tokenTtlSeconds!,
     passwordHashing,
     logLevel,
+    storage,
     uploadLimitBytes,
     rateLimitAuth,
     rateLimitApi,

@@ -78,10 +78,11 @@ export function builtInIntegrations(): IntegrationRegistry {
       key: 'file-storage',
       name: 'File storage',
       category: 'storage',
-      description: 'Keeps attachments, icons and imported files in the data folder.',
+      description: 'Keeps attachments, icons and imported files: in the data folder, the database or an S3-compatible object store (STORAGE_URL).',
       icon: null,
       featureKey: null,
-      isConfigured: (config) => config.dataDir !== '',
+      // every store, the data folder included, works with nothing more to set
+      isConfigured: () => true,
       ui: null,
     })
     // The adapters below have no settings in this build yet: they report not configured

@@ -18,12 +18,14 @@ export function publicMediaUrl(config: Config, key: string): string {
 export function registerPublicMedia(app: FastifyInstance, storage: FileStorage): void {
   app.get<{ Params: { name: string } }>(`/storage/${PREFIX}/:name`, async (request, reply) => {
     const match = NAME.exec(request.params.name);
-    const bytes = match ? await storage.get(`${PREFIX}/${request.params.name}`).catch(() => undefined) : undefined;
-    if (!match || !bytes) return reply.code(404).send(errorBody('File not found.'));
+    // an unreachable store throws (503 in the envelope); only a missing file is 404
+    const stored = match ? await storage.get(`${PREFIX}/${request.params.name}`) : undefined;
+    if (!match || !stored) return reply.code(404).send(errorBody('File not found.'));
+    if (stored.size !== undefined) reply.header('content-length', stored.size);
     return reply
       .header('content-type', CONTENT_TYPES[match[1]])
       .header('cache-control', 'public, max-age=31536000, immutable')
       .header('x-content-type-options', 'nosniff')
-      .send(bytes);
+      .send(stored.body);
   });
 }

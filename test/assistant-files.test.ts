@@ -56,7 +56,7 @@ t.test('files attach to a user message and release a held reply', async (t) => {
   t.equal((await getChat(chat.id)).messages[0].files.length, 2, 'refused uploads attach nothing');
 
   const paths = res.body.data.files.map((f: any) => f.path);
-  const stored = async () => Promise.all(paths.map((p: string) => api.app.services.storage.get(p).then(() => true, () => false)));
+  const stored = async () => Promise.all(paths.map((p: string) => api.app.services.storage.exists(p)));
   t.same(await stored(), [true, true]);
   t.equal((await api.request('DELETE', `/api/v1/ai/chats/${chat.id}`, { token: owner.token })).status, 200);
   t.same(await stored(), [false, false], 'deleting the chat removes its attachments');

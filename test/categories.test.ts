@@ -2,9 +2,8 @@
 // feeds, paging) is covered by groups.test.ts; this file covers what is the category's own:
 // unique names, the type filter, uploaded icon images and the seeded defaults.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
+import { readStoredBytes } from '../server/storage.js';
 import { startApp } from './helpers/harness.js';
 
 const api = await startApp(t);
@@ -171,8 +170,7 @@ t.test('multipart: an uploaded PNG becomes an image icon; other files are refuse
   const file = await api.db.selectFrom('files').selectAll().where('user_id', '=', user.user.id).executeTakeFirstOrThrow();
   t.match(file, { model: 'icon', type: 'image', mime_type: 'image/png', size: PNG.length, original_name: 'icon.png', transaction_id: null });
   t.equal(icon.path, `/api/v1/files/${file.id}`, "the icon's path downloads the file");
-  const stored = path.join(api.config.dataDir, 'files', file.path);
-  t.same(readFileSync(stored), PNG, 'the bytes are stored');
+  t.same(await readStoredBytes(api.app.services.storage, file.path), PNG, 'the bytes are stored');
   const download = await api.request('GET', icon.path, { token: user.token });
   t.equal(download.status, 200, 'the owner downloads the icon');
   t.equal(download.headers['content-type'], 'image/png');
@@ -217,7 +215,7 @@ t.test('multipart: an uploaded PNG becomes an image icon; other files are refuse
   t.equal(replay.status, 200);
   t.equal(replay.body.data.icon, null, 'a replay changes nothing');
   t.equal(await count('files', user.user.id), filesBefore, 'and stores no file');
-  t.ok(existsSync(stored));
+  t.ok(await api.app.services.storage.exists(file.path), 'the first image is still stored');
 });
 
 t.test('seed-defaults: 21 categories in the caller’s language, idempotent', async (t) => {

@@ -2,6 +2,7 @@
 // their raw cells and real reasons, fixing them, the lists, and reruns that create nothing twice.
 import t from 'tap';
 import { processCsvImportJob } from '../jobs/process-csv-import.js';
+import { readStoredBytes } from '../server/storage.js';
 import { startApp } from './helpers/harness.js';
 import { walletsOffLedger } from './helpers/ledger-invariant.js';
 import { ledgerFixtures, multipart, PNG } from './helpers/transaction-fixtures.js';
@@ -64,7 +65,7 @@ t.test('an upload is stored and queued; the job imports the rows through the led
   statementId = res.body.data.id;
   const stored = await api.db.selectFrom('files').selectAll().where('user_id', '=', owner.user.id).where('model', '=', 'import').execute();
   t.equal(stored.length, 1, 'the upload is a file row of model import');
-  t.same(await api.app.services.storage.get(stored[0].path), Buffer.from(STATEMENT));
+  t.same(await readStoredBytes(api.app.services.storage, stored[0].path), Buffer.from(STATEMENT));
 
   await runJob(statementId);
 

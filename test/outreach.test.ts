@@ -6,6 +6,7 @@ import t from 'tap';
 import { outreachAttachmentsOf } from '../db/outreach.js';
 import { deliverPendingEmails } from '../jobs/deliver-emails.js';
 import { grantAdmin } from '../scripts/admin.js';
+import { readStoredBytes } from '../server/storage.js';
 import { startApp } from './helpers/harness.js';
 import { ledgerFixtures, multipart, PNG } from './helpers/transaction-fixtures.js';
 
@@ -205,7 +206,7 @@ t.test('multipart send with attachments; a file of another type is 422 on files.
   const [send] = await api.db.selectFrom('outreach_sends').select('id').where('outreach_id', '=', response.body.data.outreach.id).execute();
   const attached = await outreachAttachmentsOf(api.db, send.id);
   t.same(attached.map((a) => [a.name, a.mime_type]), [['hero.png', 'image/png'], ['list.csv', 'text/csv']], 'what the mail sender attaches');
-  t.same(await api.app.services.storage.get(attached[0].path), PNG);
+  t.same(await readStoredBytes(api.app.services.storage, attached[0].path), PNG);
 
   const bad = multipart(
     [

@@ -36,6 +36,7 @@ import * as m031 from './031_import_suggestion_marks_hot.js';
 import * as m032 from './032_app_key.js';
 import * as m033 from './033_user_versions.js';
 import * as m034 from './034_webhooks.js';
+import * as m035 from './035_file_blobs.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '032_app_key': m032,
   '033_user_versions': m033,
   '034_webhooks': m034,
+  '035_file_blobs': m035,
 };

@@ -69,7 +69,7 @@ export async function attachChatFiles(
 ): Promise<void> {
   const stored: string[] = [];
   try {
-    for (const file of files) stored.push(await storage.put('chat_attachments', file.file.data, file.extension));
+    for (const file of files) stored.push(await storage.put('chat_attachments', file.file.data, file.extension, file.mime));
     const metadata: JsonObject | null = target.documentType ? { document_type: target.documentType } : null;
     await db
       .insertInto('files')

@@ -54,7 +54,7 @@ export async function withStoredUploads<T>(storage: FileStorage, uploads: Checke
   let attached = false;
   const discard = () => Promise.all(stored.map((upload) => storage.delete(upload.path)));
   try {
-    for (const upload of uploads) stored.push({ ...upload, path: await storage.put('transactions', upload.file.data, upload.type.extension) });
+    for (const upload of uploads) stored.push({ ...upload, path: await storage.put('transactions', upload.file.data, upload.type.extension, upload.type.mime) });
     const result = await write(async (trx, userId, transactionId, now) => {
       if (stored.length === 0) return;
       await trx

@@ -1,18 +1,11 @@
 // Uploads that leave bytes in storage (a transaction attachment and a category icon image),
-// and a look at the storage folder, for the tests of what deleting removes.
-import { access } from 'node:fs/promises';
-import path from 'node:path';
+// and a look into the app's store, for the tests of what deleting removes.
 import type { TestApp } from './harness.js';
 import { ledgerFixtures, multipart, PNG } from './transaction-fixtures.js';
 
-/** Where the local storage adapter keeps a key's bytes (server/app.ts: DATA_DIR/files). */
-export const storedPath = (api: TestApp, key: string) => path.join(api.config.dataDir, 'files', key);
-
-export async function isStored(api: TestApp, key: string): Promise<boolean> {
-  return access(storedPath(api, key)).then(
-    () => true,
-    () => false,
-  );
+/** Whether the app's store (whichever STORAGE_URL chose) holds bytes under the key. */
+export function isStored(api: TestApp, key: string): Promise<boolean> {
+  return api.app.services.storage.exists(key);
 }
 
 /** Uploads a transaction attachment and a category icon image as the user; returns their storage keys. */

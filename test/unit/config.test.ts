@@ -86,3 +86,26 @@ t.test('password hashing: strong by default, cheaper only when configured', asyn
   ) as ConfigError;
   for (const name of ['PASSWORD_HASH_MEMORY_KIB', 'PASSWORD_HASH_ITERATIONS', 'PASSWORD_HASH_PARALLELISM', 'UPLOAD_LIMIT_MB', 'RATE_LIMIT_API', 'LLM_TIMEOUT']) t.match(error.message, name, `${name} is reported, not replaced by its default`);
 });
+
+t.test('STORAGE_URL: the local folder by default, the database, or an S3-compatible bucket', async (t) => {
+  t.same(loadConfig({ APP_KEY: 'k' }).storage, { kind: 'local' }, 'unset: the data folder');
+  t.same(loadConfig({ APP_KEY: 'k', STORAGE_URL: 'database' }).storage, { kind: 'database' });
+  t.same(
+    loadConfig({ APP_KEY: 'k', STORAGE_URL: 's3://receipts/finance/prod?endpoint=http://127.0.0.1:9000/&region=eu-central-1&force_path_style=true', STORAGE_TIMEOUT_MS: '2500' }).storage,
+    { kind: 's3', bucket: 'receipts', prefix: 'finance/prod', endpoint: 'http://127.0.0.1:9000', region: 'eu-central-1', forcePathStyle: true, timeoutMs: 2500 },
+  );
+  t.match(
+    loadConfig({ APP_KEY: 'k', STORAGE_URL: 's3://receipts', AWS_REGION: 'us-west-2' }).storage,
+    { kind: 's3', bucket: 'receipts', prefix: '', endpoint: undefined, region: 'us-west-2', forcePathStyle: false, timeoutMs: 5000 },
+    "AWS's own endpoint, the region from the standard variable",
+  );
+  const bad = (url: string) => t.throws(() => loadConfig({ APP_KEY: 'k', STORAGE_URL: url }), /Invalid configuration/, url) as ConfigError;
+  t.match(bad('s3:/receipts').message, /STORAGE_URL must be unset \(the local folder\), "database" or s3:\/\//);
+  t.match(bad('ftp://files.example').message, /STORAGE_URL must be unset/);
+  t.match(bad('postgres://db/files').message, /STORAGE_URL must be unset/, 'the database store is the word "database", not a second URL');
+  t.match(bad('s3://Receipts_2024').message, /must name a bucket/);
+  t.match(bad('s3://receipts?endpoint=minio:9000').message, /endpoint must be an http\(s\) URL/);
+  t.match(bad('s3://receipts?force_path_style=yes').message, /force_path_style must be true or false/);
+  t.match(bad('s3://receipts?region=eu-west-1&path_style=true').message, /unknown parameter "path_style"/, 'a typo fails loudly');
+  t.throws(() => loadConfig({ APP_KEY: 'k', STORAGE_URL: 's3://receipts', STORAGE_TIMEOUT_MS: '0' }), /STORAGE_TIMEOUT_MS/);
+});
