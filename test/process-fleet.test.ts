@@ -1,6 +1,7 @@
 // A fleet of three service processes on one PostgreSQL database and one Redis, each with a data
 // folder of its own and no APP_KEY, as an operator runs them behind a load balancer:
-// (a) a token from one works on all; (c) queued and scheduled jobs run exactly once across the
+// (a) a token from one works on all, and an attachment stored through one (STORAGE_URL=database)
+// is served byte-identical by all; (c) queued and scheduled jobs run exactly once across the
 // three (recurring occurrences caught up by three processes starting at once, due reminders,
 // e-mails); (d) the per-user rate limit holds across processes; (e) a process SIGKILLed while
 // creates are in flight: every acknowledged create is stored, and a client retrying them all on
@@ -8,7 +9,7 @@
 // traffic, behind a balancer that follows the readiness probe (as a real one does), answers no
 // request with a 5xx or a broken connection. PostgreSQL and Redis only: the embedded database
 // is one process's own.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import t from 'tap';
 import { Contract } from '../server/contract.js';
 import { ledgerHolds, serviceClient, serviceDatabase, startService, until, type ServiceProcess } from './helpers/service-process.js';
 import { startSmtpServer } from './helpers/smtp.js';
+import { multipart, PNG } from './helpers/transaction-fixtures.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DAY = 86_400_000;
@@ -57,6 +59,8 @@ if (!process.env.DATABASE_URL) {
       SHUTDOWN_DELAY: '1',
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Finance <no-reply@fleet.example>',
+      // the shared store every process reaches (each store's own behaviour: file-stores.test.ts)
+      STORAGE_URL: 'database',
     });
     await until('the process to be ready', async () => ((await fetch(`${member.url}/api/health/ready`)).ok ? true : undefined), member, 30);
     return member;
@@ -107,6 +111,18 @@ if (!process.env.DATABASE_URL) {
     for (const [i, member] of fleet.entries()) {
       t.equal((await via(() => member)('getCurrentUser', 'GET', '/v1/user', { token: registered.body.data.token })).status, 200, `a token from process 1 works on process ${i}`);
     }
+    // an attachment uploaded through one process is served byte-identical by all
+    const receipt = Buffer.concat([PNG, randomBytes(300_000)]);
+    const form = multipart([['type', 'expense'], ['amount', '9.5'], ['wallet_id', String(wallet)]], [{ field: 'files[]', filename: 'receipt.png', contentType: 'image/png', data: receipt }]);
+    const created = await via(() => fleet[2]!)('createTransaction', 'POST', '/v1/transactions', { token: owner.token, form });
+    t.equal(created.status, 201);
+    const fileId = created.body.data.files[0].id;
+    for (const [i, member] of fleet.entries()) {
+      const served = await fetch(`${member.url}/api/v1/files/${fileId}`, { headers: { authorization: `Bearer ${owner.token}` } });
+      t.equal(served.status, 200);
+      t.ok(Buffer.from(await served.arrayBuffer()).equals(receipt), `process ${i} serves the attachment process 2 stored, byte-identical`);
+    }
+
     // due at once: the scheduled run (every minute, on whichever process) fires them; checked at the end
     const dueAt = new Date(Date.now() - 60_000).toISOString();
     for (let i = 0; i < REMINDERS; i++) {
