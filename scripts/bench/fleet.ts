@@ -77,7 +77,7 @@ async function throughput(members: Member[], route: Route, token: string): Promi
   );
   const results = await Promise.all(runs);
   const failed = results.reduce((n, r) => n + r.non2xx + r.errors, 0);
-  if (failed > 0) console.error(`${route.label}: ${failed} requests failed`);
+  if (failed > 0) console.error(`${route.label}: ${failed} requests failed: ${JSON.stringify(results.map((r) => r.statusCodeStats))}, errors ${results.map((r) => r.errors).join('+')}`);
   return results.reduce((sum, r) => sum + r.requests.average, 0);
 }
 
