@@ -95,7 +95,7 @@ for (let i = 0; i < 500; i++) {
 const routes: Route[] = [
   { label: 'GET /v1/user', method: 'GET', path: '/v1/user' },
   { label: 'GET /v1/transactions?limit=50', method: 'GET', path: '/v1/transactions?page=1&limit=50' },
-  { label: 'POST /v1/transactions', method: 'POST', path: '/v1/transactions', body: () => JSON.stringify({ type: 'expense', amount: 2.5, wallet_id: wallet, client_id: `${randomUUID()}:${randomUUID()}` }) },
+  { label: 'POST /v1/transactions', method: 'POST', path: '/v1/transactions', body: () => JSON.stringify({ type: 'income', amount: 2.5, wallet_id: wallet, client_id: `${randomUUID()}:${randomUUID()}` }) },
 ];
 const table: Record<string, number[]> = Object.fromEntries(routes.map((r) => [r.label, []]));
 for (let size = 1; size <= 3; size++) {
