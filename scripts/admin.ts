@@ -7,12 +7,12 @@
 //   list                the admin accounts
 //
 // Exit codes: 0 done (also when nothing had to change), 1 no such account, 2 bad usage.
-import { pathToFileURL } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Database } from '../db/schema.js';
 import { loadConfig } from '../server/config.js';
+import { runAsProgram } from './run-as-program.js';
 
 export const USAGE = 'Usage: npm run admin -- grant <email|id> | revoke <email|id> | list';
 
@@ -87,12 +87,4 @@ async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runAsProgram(import.meta.url, main);

@@ -9,12 +9,12 @@
 // Exit codes: 0 done, 2 bad usage (STORAGE_URL unset: the folder is the store).
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { loadConfig } from '../server/config.js';
 import { LocalFileStorage, openFileStorage, type FileStorage } from '../server/storage.js';
+import { runAsProgram } from './run-as-program.js';
 
 export interface CopyCounts {
   copied: number;
@@ -69,12 +69,4 @@ async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runAsProgram(import.meta.url, main);
