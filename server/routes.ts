@@ -96,8 +96,7 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
   const precondition = conditionalOf(operation, deps, request);
   if (precondition === 'not-modified') return notModified(request, reply);
 
-  const nudges = new Set<string>();
-  const result = await collectingNudges(nudges, () =>
+  const run = () =>
     handler({
       user: request.user,
       params: check.params,
@@ -108,8 +107,11 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
       services: deps.services,
       log: request.log,
       request,
-    }),
-  );
+    });
+  // Reads write nothing that asks for a job, so only writes pay for collecting the nudges (a nudge
+  // missed would only wait for the job's schedule).
+  const nudges = new Set<string>();
+  const result = request.method === 'GET' || request.method === 'HEAD' ? await run() : await collectingNudges(nudges, run);
   // the handler's writes have committed: jobs they asked for may run now
   for (const job of nudges) await deps.services.jobs.send(job);
   if (isRaw(result)) return reply.code(result.status).headers(result.headers).send(result.body);
