@@ -3,9 +3,9 @@
 // from another device change the tag, another user's do not, and a rolled-back write does not.
 // A tag never hides a change: held-back sync rows and late commits (PostgreSQL) below; the sync
 // fleet (sync-fleet.test.ts) revalidates its pulls.
-import pg from 'pg';
 import t, { type Test } from 'tap';
 import { startApp } from './helpers/harness.js';
+import { openPartyWrite } from './helpers/open-write.js';
 
 const api = await startApp(t);
 const owner = await api.newUser();
@@ -171,18 +171,14 @@ t.test('the versions: once per transaction, not for reads, none for a deleted ac
 t.test('a sync page held back by an open write is not tagged, so it never hides the row', { skip: !process.env.DATABASE_URL && 'the embedded database runs one transaction at a time' }, async (t) => {
   const user = await api.newUser();
   const someoneElse = await api.newUser();
-  const open = new pg.Client({ connectionString: api.connectionString });
-  await open.connect();
-  t.teardown(() => open.end());
-  await open.query('begin');
-  await open.query(`insert into parties (user_id, name) values ($1, 'Elsewhere')`, [someoneElse.user.id]);
+  const open = await openPartyWrite(t, api.connectionString, someoneElse.user.id, 'Elsewhere');
   // committed after the open write began: stamped past the horizon, held back until it ends
   await api.request('POST', '/api/v1/parties', { token: user.token, body: { name: 'Mine' } });
   const feed = '/api/v1/parties?synced_since=2000-01-01T00:00:00Z';
   const during = await get(user.token, feed);
   t.notOk(during.body.data.data.some((p: { name: string }) => p.name === 'Mine'), 'held back while the other write is open');
   t.equal(during.headers.etag, undefined, 'so the answer carries no tag');
-  await open.query('commit');
+  await open.commit();
   const after = await get(user.token, feed);
   t.ok(after.body.data.data.some((p: { name: string }) => p.name === 'Mine'), 'shown once it ended');
   t.ok(etagOf(after), 'and tagged again');
@@ -190,15 +186,11 @@ t.test('a sync page held back by an open write is not tagged, so it never hides 
 
 t.test('a late commit is never hidden behind a tag read while it was open', { skip: !process.env.DATABASE_URL && 'the embedded database runs one transaction at a time' }, async (t) => {
   const user = await api.newUser();
-  const slow = new pg.Client({ connectionString: api.connectionString });
-  await slow.connect();
-  t.teardown(() => slow.end());
-  await slow.query('begin');
-  await slow.query(`insert into parties (user_id, name) values ($1, 'Slow')`, [user.user.id]);
+  const slow = await openPartyWrite(t, api.connectionString, user.user.id, 'Slow');
   const urls = ['/api/v1/parties', '/api/v1/parties?synced_since=2000-01-01T00:00:00Z'];
   const during = await Promise.all(urls.map((url) => get(user.token, url)));
   for (const res of during) t.ok(etagOf(res), 'tagged while the write is open');
-  await slow.query('commit');
+  await slow.commit();
   for (const [i, url] of urls.entries()) {
     const res = await revalidate(user.token, url, etagOf(during[i]));
     t.equal(res.status, 200, `${url}: the commit changed the tag`);

@@ -2,9 +2,9 @@
 // writes that commit out of order, no watermark in the future, the exact cursor, and creates
 // that stay idempotent when identical ones arrive at once.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import t from 'tap';
 import { startApp } from './helpers/harness.js';
+import { openPartyWrite } from './helpers/open-write.js';
 import { walletsOffLedger } from './helpers/ledger-invariant.js';
 
 const api = await startApp(t);
@@ -74,11 +74,7 @@ t.test('edits and deletes while a device pages a feed shift no row past it', asy
 
 t.test('a write that commits late is never passed by a watermark (lock waits, slow requests)', { skip: !process.env.DATABASE_URL && 'the embedded database runs one transaction at a time' }, async (t) => {
   const user = await api.newUser();
-  const slow = new pg.Client({ connectionString: api.connectionString });
-  await slow.connect();
-  t.teardown(() => slow.end());
-  await slow.query('begin');
-  await slow.query(`insert into parties (user_id, name) values ($1, 'Slow')`, [user.user.id]);
+  const slow = await openPartyWrite(t, api.connectionString, user.user.id, 'Slow');
   // the slow write is stamped now; this one commits first with a later stamp
   const fast = await api.request('POST', '/api/v1/parties', { token: user.token, body: { name: 'Fast' } });
   t.equal(fast.status, 201);
@@ -87,7 +83,7 @@ t.test('a write that commits late is never passed by a watermark (lock waits, sl
     during.rows.some((r) => r.name === 'Fast'),
     'a row stamped after an open write is held back until that write ends',
   );
-  await slow.query('commit');
+  await slow.commit();
   const after = await pull(user.token, 'parties', during.watermark);
   t.same(after.rows.map((r) => r.name).filter((n) => n === 'Slow' || n === 'Fast').sort(), ['Fast', 'Slow'], 'both arrive on the next pull');
 });
