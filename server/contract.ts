@@ -174,6 +174,11 @@ export class Contract {
     return operation;
   }
 
+  /** The operation a request names (`path` below the server root, without the query), as the spec's paths match it. */
+  operationIdAt(method: string, path: string): string | undefined {
+    return this.backend.router.matchOperation({ method, path, headers: {} })?.operationId;
+  }
+
   /** The request body schema of an operation for one media type. */
   requestSchema(operationId: string, mediaType: string): Record<string, any> | undefined {
     const body = this.resolve(this.operation(operationId).requestBody as Record<string, any> | undefined);

@@ -59,7 +59,7 @@ t.test('every bank export fixture imports through POST /import as its analysis r
     const failed = await api.db.selectFrom('failed_imports').select('reason').where('file_import_id', '=', row.id).execute();
     const notices = session.suggestions.filter((s: any) => s.not_importable_reason !== null).length;
     t.equal(failed.length, session.suggestions.length - readable.length - notices, `${name}: rows without a readable amount or date are failed rows, lines of amount 0 are none`);
-    t.same(await walletsOffLedger(api, user.user.id), [], `${name}: balances equal the ledger`);
+    t.same(await walletsOffLedger(api.db, user.user.id), [], `${name}: balances equal the ledger`);
   }
 });
 
@@ -103,7 +103,7 @@ t.test('a bank export larger than a batch: streamed, written in batches, resumed
   t.equal(wallet.balance, (cents / 100).toFixed(4), 'the wallet moved by the sum of the rows');
   t.equal(new Set(made.map((tx) => tx.description)).size, 7, 'quoted descriptions with the delimiter inside');
   t.equal((await api.db.selectFrom('failed_imports').select('id').where('file_import_id', '=', row.id).execute()).length, 0, 'none failed: the first rows (expenses) took the new wallet below zero, as the bank booked them');
-  t.same(await walletsOffLedger(api, user.user.id), [], 'balance equals the ledger');
+  t.same(await walletsOffLedger(api.db, user.user.id), [], 'balance equals the ledger');
   const parties = await api.db.selectFrom('parties').select('name').where('user_id', '=', user.user.id).execute();
   t.equal(parties.length, 40, 'each party once, with its umlauts from Windows-1252');
   t.ok(parties.some((p) => p.name === 'Bäckerei Müller 3'));
@@ -191,7 +191,7 @@ t.test('round trips for every format: analyse → confirm → upload again: ever
     t.ok(flagged.every(({ index }: any) => ['exact', 'near'].includes(again.suggestions[index].duplicate.match_type)), `${name}: match types exact/near`);
     const second = await api.request('POST', '/api/v1/import/confirm', { token: user.token, body: accept(again) });
     t.match(second.body.data, { created_count: 0, skipped_count: readable.length }, `${name}: the confirm skips them all`);
-    t.same(await walletsOffLedger(api, user.user.id), [], `${name}: balances equal the ledger`);
+    t.same(await walletsOffLedger(api.db, user.user.id), [], `${name}: balances equal the ledger`);
   }
 });
 

@@ -94,7 +94,7 @@ t.test('a bank CSV with accept_all at upload: imported batch by batch while anal
   const remembered = await api.db.selectFrom('import_column_mappings').select('user_id').where('user_id', '=', owner.user.id).execute();
   t.equal(remembered.length, 1, 'the mapping is remembered as after any confirm');
   t.ok(rows.some((r) => r.description === 'Kartenzahlung Bäckerei 1'), 'Latin-1 text decoded');
-  t.same(await walletsOffLedger(api, owner.user.id), []);
+  t.same(await walletsOffLedger(api.db, owner.user.id), []);
 });
 
 t.test('the same export uploaded again with accept_all: every row a duplicate, skipped, nothing booked twice', async (t) => {
@@ -210,5 +210,5 @@ t.test('a run stopped after its first batch committed resumes there: every row i
   t.equal(rows.length, ROWS, 'no row imported twice, none lost');
   t.equal(rows.filter((r) => r.description === rowOf(TWIN).text).length, 2, 'the twin after the resume is not taken for a duplicate of the first batch');
   t.equal(bookedCents(rows), expectedCents);
-  t.same(await walletsOffLedger(api, other.user.id), []);
+  t.same(await walletsOffLedger(api.db, other.user.id), []);
 });

@@ -159,7 +159,7 @@ t.test('confirmed as a whole by the job, batch by batch: every row once, duplica
     .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
   t.equal(Number(ledger.n), imported + DUPLICATE_ROWS.length, "the account's wallet holds the rows and the hand-booked ones");
-  t.same(await walletsOffLedger(api, owner.user.id), [], 'balances equal their ledgers');
+  t.same(await walletsOffLedger(api.db, owner.user.id), [], 'balances equal their ledgers');
 });
 
 t.test('a second whole confirm of the session imports nothing again', async (t) => {

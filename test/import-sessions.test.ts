@@ -186,7 +186,7 @@ t.test('amounts that cannot be kept exactly: refused per row at analysis, 422 at
     { index: 1, status: 'failed', error: 'The date 0050-01-01 is not a valid date.' }, // was written as 1950-01-01
   ]);
   t.equal(await transactionCount(), before, 'nothing written');
-  t.same(await walletsOffLedger(api, owner.user.id), [], 'balances still equal their ledgers');
+  t.same(await walletsOffLedger(api.db, owner.user.id), [], 'balances still equal their ledgers');
 });
 
 t.test('a confirm that would overflow the wallet balance fails that suggestion, not the request', async (t) => {
@@ -196,7 +196,7 @@ t.test('a confirm that would overflow the wallet balance fails that suggestion, 
   t.equal(res.status, 200);
   t.match(res.body.data.results, [{ index: 2, status: 'failed', error: 'The wallet balance would become too large.' }, { index: 1, status: 'created' }]);
   t.equal(await fx.balance(full), '999999999999999.0000');
-  t.same(await walletsOffLedger(api, owner.user.id), []);
+  t.same(await walletsOffLedger(api.db, owner.user.id), []);
 });
 
 t.test('after every confirm above, each wallet balance equals opening + its live transactions', async (t) => {
@@ -207,7 +207,7 @@ t.test('after every confirm above, each wallet balance equals opening + its live
   ]);
   const made = await api.db.selectFrom('import_suggestions').select(['transaction_id', 'fee_transaction_id']).where('import_session_id', '=', session.id).where('status', '=', 'confirmed').execute();
   t.equal(made.length, 2, 'two suggestions imported once each, with one fee');
-  t.same(await walletsOffLedger(api, owner.user.id), []);
+  t.same(await walletsOffLedger(api.db, owner.user.id), []);
 });
 
 t.test('CAMT.053 (detected by content): the account has no wallet until confirm auto-creates it', async (t) => {
@@ -248,7 +248,7 @@ t.test('two confirms at once auto-create the statement account and party once', 
   await Promise.all([confirm({ ...request, accepted: [{ index: 0, accept_duplicate: true }] }, user.token), confirm({ ...request, accepted: [{ index: 1, accept_duplicate: true }] }, user.token)]);
   const parties = await api.db.selectFrom('parties').select('id').where('user_id', '=', user.user.id).where('name', '=', 'ACME Payroll GmbH').execute();
   t.equal(parties.length, 1, 'one party for the name');
-  t.same(await walletsOffLedger(api, user.user.id), []);
+  t.same(await walletsOffLedger(api.db, user.user.id), []);
 });
 
 t.test('OFX (SGML, .qfx) is analysed natively; duplicates within the window are flagged once imported', async (t) => {

@@ -45,7 +45,7 @@ t.test('each confirmed suggestion names its own transaction', async (t) => {
   t.ok(links.every((link) => link.status === 'confirmed' && link.transaction !== null), 'every suggestion confirmed with a transaction of the user');
   t.ok(links.every((link) => link.transaction_amount === link.amount && link.description === `Row ${link.suggestion_index}`), 'each link names the row it was made from');
   t.equal(new Set(links.map((link) => link.transaction)).size, ROWS, 'one transaction per suggestion');
-  t.same(await walletsOffLedger(api, owner.user.id), []);
+  t.same(await walletsOffLedger(api.db, owner.user.id), []);
 });
 
 t.test('marking a batch imported touches no index (a HOT update)', async (t) => {

@@ -80,5 +80,5 @@ t.test('a whole confirm treats them as unmatched', async (t) => {
   t.match(session.suggestions, [{ index: 0, status: 'imported' }, { index: 1, status: 'failed', error: 'The matched wallet was deleted: select a wallet.' }]);
   const created = await api.db.selectFrom('transactions').select(['wallet_id', 'party_id']).where('id', '=', session.suggestions[0].transaction_id).executeTakeFirstOrThrow();
   t.same(created, { wallet_id: wallet, party_id: null }, 'no party without auto-creation');
-  t.same(await walletsOffLedger(api, owner.user.id), []);
+  t.same(await walletsOffLedger(api.db, owner.user.id), []);
 });

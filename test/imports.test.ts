@@ -355,5 +355,5 @@ t.test('a row past the balance limit or the calendar fails alone, and no balance
   const fixed = await api.request('PUT', `/api/v1/imports/${overflow.id}/fix`, { token: owner.token, body: [{ id: stuck.id, amount: 5, type: 'income', date: '0050-01-01', wallet: 'Main Wallet' }] });
   t.equal(fixed.status, 200);
   t.match(fixed.body.data.results, [{ id: stuck.id, status: 'failed', reason: /The date 0050-01-01 is not a valid date/ }]);
-  for (const user of [owner, stranger]) t.same(await walletsOffLedger(api, user.user.id), [], `every wallet of user ${user.user.id} equals opening + live transactions`);
+  for (const user of [owner, stranger]) t.same(await walletsOffLedger(api.db, user.user.id), [], `every wallet of user ${user.user.id} equals opening + live transactions`);
 });

@@ -16,8 +16,9 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import t from 'tap';
 import { Contract } from '../server/contract.js';
-import { ledgerHolds, serviceClient, serviceDatabase, startService, until, type ServiceProcess } from './helpers/service-process.js';
+import { ledgerHolds, roundRobin, serviceClient, serviceDatabase, startService, until, type ServiceProcess } from './helpers/service-process.js';
 import { startSmtpServer } from './helpers/smtp.js';
+import { syncFleetConverges } from './helpers/sync-fleet.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -131,6 +132,10 @@ if (!process.env.DATABASE_URL) {
       reminders.push(made.body.data.id);
     }
   });
+
+  t.test('(b) the sync fleet converges with each of its requests sent to the next of the three', (t) =>
+    database.inspect((db) => syncFleetConverges(t, roundRobin(() => fleet, contract), db)),
+  );
 
   t.test('(c) jobs: the recurring catch-up the three ran at start made each occurrence once; e-mails are sent once', async (t) => {
     const counts = await until('every missed occurrence to be made', () =>

@@ -26,7 +26,7 @@ t.test('two deletes of one transaction at once: one 200, one 404, the balance re
   const answers = await Promise.all(ids.flatMap((id) => [0, 1].map(() => api.request('DELETE', `/api/v1/transactions/${id}?type=expense`, { token }))));
   t.same(statuses(answers), [...Array(10).fill(200), ...Array(10).fill(404)], 'each transaction: one delete wins, the other finds it gone');
   t.equal(await balance(wallet), '1000.0000', 'each expense was reverted exactly once');
-  t.same(await walletsOffLedger(api, user.id), []);
+  t.same(await walletsOffLedger(api.db, user.id), []);
 });
 
 t.test('two deletes of one transfer at once: both legs reverted once', async (t) => {
@@ -38,7 +38,7 @@ t.test('two deletes of one transfer at once: both legs reverted once', async (t)
   t.same(statuses(answers), [200, 404, 404]);
   t.equal(await balance(from), '500.0000');
   t.equal(await balance(to), '0.0000');
-  t.same(await walletsOffLedger(api, user.id), []);
+  t.same(await walletsOffLedger(api.db, user.id), []);
 });
 
 t.test('transfers moved to other wallets while others are created between them: no deadlock, ledgers right', async (t) => {
@@ -56,7 +56,7 @@ t.test('transfers moved to other wallets while others are created between them: 
     ...moved.map(() => api.request('POST', '/api/v1/transfer', { token, body: { amount: 1, from_wallet_id: a, to_wallet_id: b } })),
   ]);
   t.same(statuses(answers), [...Array(40).fill(200), ...Array(40).fill(201)].sort(), 'every update and create answered');
-  t.same(await walletsOffLedger(api, user.id), []);
+  t.same(await walletsOffLedger(api.db, user.id), []);
 });
 
 t.test('two deletes of one wallet at once: one 200, one 404', async (t) => {
@@ -69,7 +69,7 @@ t.test('two deletes of one wallet at once: one 200, one 404', async (t) => {
   const row = await api.db.selectFrom('wallets').select('deleted_at').where('id', '=', doomed).executeTakeFirstOrThrow();
   t.ok(row.deleted_at, 'the wallet is a tombstone');
   t.equal((await api.request('GET', `/api/v1/wallets/${doomed}`, { token })).status, 404);
-  t.same(await walletsOffLedger(api, user.id), [], 'the wallets left hold their ledgers');
+  t.same(await walletsOffLedger(api.db, user.id), [], 'the wallets left hold their ledgers');
 });
 
 t.test('an expense and an edit on two wallets cross a budget threshold together: one alert, with the real numbers', async (t) => {
@@ -95,6 +95,6 @@ t.test('an expense and an edit on two wallets cross a budget threshold together:
     const alerts = await api.db.selectFrom('notifications').select(['title', 'body']).where('user_id', '=', user.id).where('type', '=', 'alert').execute();
     t.equal(alerts.length, 1, `round ${round}: the crossing made together is alerted, once`);
     t.match(alerts[0]?.body ?? '', 'Food: 82% used — 410.00 of 500.00 USD', 'with the spending both writes add up to');
-    t.same(await walletsOffLedger(api, user.id), []);
+    t.same(await walletsOffLedger(api.db, user.id), []);
   }
 });

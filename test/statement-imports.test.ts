@@ -112,7 +112,7 @@ t.test('the holder\'s account column or the export\'s source names the wallet: a
     t.equal(stored.length, importable + fees.length, `${file}: a transaction per row and per fee`);
     t.same(stored.filter((tx) => tx.description === 'Transaction fee').map((tx) => Number(tx.amount)), fees, `${file}: each fee an expense of its own`);
     t.ok(stored.every((tx) => made.some((w) => w.id === tx.wallet_id)), `${file}: all in the statement's wallets`);
-    t.same(await walletsOffLedger(api, user.user.id), [], `${file}: balances equal the ledger`);
+    t.same(await walletsOffLedger(api.db, user.user.id), [], `${file}: balances equal the ledger`);
 
     const again = await analysed(file, fixture(file), user.token);
     const rows: Suggestion[] = again.suggestions.filter((s: Suggestion) => s.not_importable_reason === null);

@@ -145,7 +145,7 @@ t.test('an update validates only what it changes: the amount of an entry in a de
   const moveIn = await api.request('PUT', `/api/v1/transactions/${tx2.body.data.id}?type=expense`, { token: user.token, body: { amount: 5, wallet_id: wallet.body.data.id, updated_at: new Date().toISOString() } });
   t.equal(moveIn.status, 422, 'moving an entry into a deleted wallet is still refused');
   t.ok(moveIn.body.errors.wallet_id);
-  t.same(await walletsOffLedger(api, user.user.id), []);
+  t.same(await walletsOffLedger(api.db, user.user.id), []);
 });
 
 t.test('five identical creates at once make one record, for every synced resource', async (t) => {
@@ -183,5 +183,5 @@ t.test('five identical creates at once make one record, for every synced resourc
       .executeTakeFirstOrThrow();
     t.equal(Number(stored.n), 1, `${label}: one row`);
   }
-  t.same(await walletsOffLedger(api, user.user.id), [], 'money moved once');
+  t.same(await walletsOffLedger(api.db, user.user.id), [], 'money moved once');
 });

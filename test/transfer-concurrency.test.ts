@@ -99,7 +99,7 @@ t.test('100 simultaneous transfers among three wallets, every direction', async 
     ),
   );
   t.same([...new Set(responses.map((r) => r.status))], [201], 'every transfer is made (none could overdraw: at most 100 × 4.75 leaves a wallet)');
-  t.same(await walletsOffLedger(api, trio.user.id), [], 'each balance equals its ledger');
+  t.same(await walletsOffLedger(api.db, trio.user.id), [], 'each balance equals its ledger');
   const { rows } = await sql<{ total: string }>`select sum(balance)::text as total from wallets where user_id = ${trio.user.id} and name = 'Trio'`.execute(api.db);
   t.equal(rows[0].total, '1500.0000', 'the three balances still add up to 1500');
   const legs = await api.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', trio.user.id).where('transfer_id', 'is not', null).executeTakeFirstOrThrow();

@@ -111,7 +111,14 @@ export async function startApp(
     return { status: response.statusCode, headers: response.headers, body: (isJson ? response.json() : response.body) as T };
   };
 
-  const newUser = async (extra: Record<string, unknown> = {}) => {
+  const newUser = newUserThrough(request);
+
+  return { app, db: database.db, connectionString: database.connectionString, database, config, request, newUser };
+}
+
+/** Registers a fresh user through `request` (any transport); returns its token, record and credentials. */
+export function newUserThrough(request: TestApp['request']): TestApp['newUser'] {
+  return async (extra: Record<string, unknown> = {}) => {
     const email = `user-${randomUUID()}@example.test`;
     const password = 'correct horse battery';
     const registered = await request<any>('POST', '/api/register', {
@@ -120,8 +127,6 @@ export async function startApp(
     if (registered.status !== 201) throw new Error(`register failed: ${JSON.stringify(registered.body)}`);
     return { token: registered.body.data.token as string, user: registered.body.data.user, email, password };
   };
-
-  return { app, db: database.db, connectionString: database.connectionString, database, config, request, newUser };
 }
 
 function recordCoverage(report: ContractReport): void {

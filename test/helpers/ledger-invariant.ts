@@ -1,11 +1,12 @@
 // The ledger invariant: every live wallet's balance equals its opening balance plus the
 // signed sum of its live transactions (transfer legs included), summed exactly in SQL.
 import { sql } from 'kysely';
-import type { TestApp } from './harness.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
 
 /** Wallets of the user whose balance disagrees with their ledger: [] when every one holds. */
-export async function walletsOffLedger(api: TestApp, userId: number): Promise<Array<{ id: number; balance: string; ledger: string }>> {
-  const rows = await api.db
+export async function walletsOffLedger(db: Kysely<Database>, userId: number): Promise<Array<{ id: number; balance: string; ledger: string }>> {
+  const rows = await db
     .selectFrom('wallets as w')
     .select([
       'w.id',

@@ -16,6 +16,7 @@ import { buildApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import type { Database } from '../../db/schema.js';
 import type { Contract } from '../../server/contract.js';
+import { newUserThrough, type RequestOptions, type TestApp, type TestResponse } from './harness.js';
 import { createFromTemplate, dropDatabase, embeddedTemplate } from './migrated-database.js';
 import { nodeArgsFor, PROJECT_ROOT } from './project.js';
 import { TEST_ENV } from './test-environment.js';
@@ -176,6 +177,38 @@ export function serviceClient(service: () => ServiceProcess, contract: Contract)
     if (violations.length > 0) throw new Error(`${operationId} ${response.status} breaks the contract: ${violations.join('; ')}`);
     return { status: response.status, body: json };
   };
+}
+
+/**
+ * The harness's request and newUser over running processes, each request sent to the next of
+ * `members()` in turn, as a round-robin balancer does; every JSON answer of an operation is
+ * checked against the spec.
+ */
+export function roundRobin(members: () => ServiceProcess[], contract: Contract): Pick<TestApp, 'request' | 'newUser'> {
+  let turn = 0;
+  const request = async <T = any>(method: string, url: string, options: RequestOptions = {}): Promise<TestResponse<T>> => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: BodyInit | undefined;
+    if (options.payload !== undefined) {
+      if (typeof options.payload !== 'string' && !Buffer.isBuffer(options.payload)) throw new Error('roundRobin sends strings and buffers, not streams');
+      body = typeof options.payload === 'string' ? options.payload : new Uint8Array(options.payload);
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const all = members();
+    const member = all[turn++ % all.length]!;
+    const response = await fetch(`${member.url}${url}`, { method, headers, body });
+    const text = await response.text();
+    const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
+    const answer = isJson ? JSON.parse(text) : text;
+    const operationId = contract.operationIdAt(method, new URL(url, member.url).pathname.replace(/^\/api/, ''));
+    const violations = operationId && isJson ? contract.checkResponse(operationId, response.status, answer) : [];
+    if (violations.length > 0) throw new Error(`Response of ${method} ${url} from ${member.url} breaks the contract:\n${violations.join('\n')}\n${text}`);
+    return { status: response.status, headers: Object.fromEntries(response.headers), body: answer as T };
+  };
+  return { request, newUser: newUserThrough(request) };
 }
 
 /** Polls `probe` every 100 ms until it returns a value other than undefined. */
