@@ -5,16 +5,24 @@
 //   grant <email|id>    give the account the admin role
 //   revoke <email|id>   take it away
 //   list                the admin accounts
+//   run-job <name>      queue one run of a scheduled job now (e.g. close-budget-periods after
+//                       restoring a backup); a running service's worker takes it
 //
-// Exit codes: 0 done (also when nothing had to change), 1 no such account, 2 bad usage.
+// Exit codes: 0 done (also when nothing had to change), 1 no such account or no job queue
+// (no service has started on this database yet), 2 bad usage.
 import { sql, type Kysely } from 'kysely';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Database } from '../db/schema.js';
+import { jobs } from '../jobs/index.js';
 import { loadConfig } from '../server/config.js';
+import { queueJobRun } from '../server/jobs.js';
 import { runAsProgram } from './run-as-program.js';
 
-export const USAGE = 'Usage: npm run admin -- grant <email|id> | revoke <email|id> | list';
+export const USAGE = 'Usage: npm run admin -- grant <email|id> | revoke <email|id> | list | run-job <name>';
+
+/** The jobs run-job may queue: the scheduled ones, which run without data. */
+const SCHEDULED_JOBS = jobs.filter((job) => job.cron).map((job) => job.name);
 
 export interface CommandResult {
   exitCode: 0 | 1 | 2;
@@ -63,10 +71,18 @@ export async function listAdmins(db: Kysely<Database>): Promise<CommandResult> {
   return { exitCode: 0, output: rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n') };
 }
 
-/** One command line (the arguments after `--`). */
-export async function runAdminCommand(db: Kysely<Database>, args: string[]): Promise<CommandResult> {
+export async function runJob(connectionString: string, name: string): Promise<CommandResult> {
+  if (!SCHEDULED_JOBS.includes(name)) return { exitCode: 2, output: `'${name}' is not a scheduled job. One of: ${SCHEDULED_JOBS.join(', ')}.` };
+  if (!(await queueJobRun(connectionString, name))) return { exitCode: 1, output: `No job queue on this database yet: start the service once, then run ${name} again.` };
+  return { exitCode: 0, output: `${name} queued: a running service runs it within seconds.` };
+}
+
+/** One command line (the arguments after `--`); run-job needs the database's connection string. */
+export async function runAdminCommand(db: Kysely<Database>, args: string[], connectionString?: string): Promise<CommandResult> {
   const [action, identifier, ...extra] = args;
   if (action === 'list' && identifier === undefined) return listAdmins(db);
+  if (action === 'run-job' && identifier && extra.length === 0 && connectionString) return runJob(connectionString, identifier);
+  if (action === 'run-job') return { exitCode: 2, output: `Give one job: npm run admin -- run-job <name> (${SCHEDULED_JOBS.join(', ')})` };
   if ((action === 'grant' || action === 'revoke') && identifier && extra.length === 0) {
     return action === 'grant' ? grantAdmin(db, identifier) : revokeAdmin(db, identifier);
   }
@@ -79,7 +95,7 @@ async function main(): Promise<number> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
   try {
     await migrateToLatest(database.db);
-    const result = await runAdminCommand(database.db, process.argv.slice(2));
+    const result = await runAdminCommand(database.db, process.argv.slice(2), database.connectionString);
     (result.exitCode === 0 ? console.log : console.error)(result.output);
     return result.exitCode;
   } finally {

@@ -98,3 +98,23 @@ export class JobRunner {
     this.workers.clear();
   }
 }
+
+/**
+ * Queues one run of the job `name` from outside the service (the admin CLI's run-job): the
+ * worker of whichever running process polls the queue first runs it. False when the queue is
+ * not set up yet (no service has started its jobs on this database).
+ */
+export async function queueJobRun(connectionString: string, name: string): Promise<boolean> {
+  const boss = new PgBoss({ connectionString, max: 1, migrate: false, supervise: false, schedule: false });
+  boss.on('error', () => {}); // a failure surfaces from start or send below
+  try {
+    await boss.start();
+    // a queue nobody created takes no job: send answers null
+    return (await boss.send(name, {})) !== null;
+  } catch (error) {
+    if (/not installed/.test((error as Error).message)) return false; // pg-boss's schema is not there yet
+    throw error;
+  } finally {
+    await boss.stop({ graceful: false });
+  }
+}

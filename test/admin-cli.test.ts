@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import t from 'tap';
 import { runAdminCommand } from '../scripts/admin.js';
+import { JobRunner } from '../server/jobs.js';
 import { startApp } from './helpers/harness.js';
 import { nodeArgsFor, PROJECT_ROOT } from './helpers/project.js';
 
@@ -43,6 +44,24 @@ t.test('grant, revoke and list as functions', async (t) => {
     t.equal(result.exitCode, 2, `usage error: ${args.join(' ')}`);
     t.match(result.output, /npm run admin -- /);
   }
+});
+
+t.test('run-job queues one run of a scheduled job, which a running worker takes', async (t) => {
+  const runJob = (...args: string[]) => runAdminCommand(api.db, ['run-job', ...args], api.connectionString);
+  t.match(await runJob('send-postcards'), { exitCode: 2, output: /'send-postcards' is not a scheduled job\. One of: .*close-budget-periods/ }, 'an unknown job');
+  t.equal((await runJob()).exitCode, 2, 'no job named');
+  t.equal((await runJob('fire-reminders', 'close-budget-periods')).exitCode, 2, 'one job at a time');
+  t.match(await runJob('close-budget-periods'), { exitCode: 1, output: /start the service once/ }, 'no service has set the queue up yet');
+
+  let runs = 0;
+  let ran!: () => void;
+  const first = new Promise<void>((resolve) => (ran = resolve));
+  const runner = new JobRunner(api.connectionString, [{ name: 'close-budget-periods', cron: '5 * * * *', run: async () => void (runs++, ran()) }], { db: api.db, services: api.app.services, log: api.app.log }, 0.5);
+  await runner.start();
+  t.teardown(() => runner.stop());
+  t.same(await runJob('close-budget-periods'), { exitCode: 0, output: 'close-budget-periods queued: a running service runs it within seconds.' });
+  await first;
+  t.equal(runs, 1, 'the worker ran it');
 });
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -17,9 +17,11 @@ import { sql } from 'kysely';
 import t from 'tap';
 import { Contract } from '../server/contract.js';
 import { ledgerHolds, roundRobin, serviceClient, serviceDatabase, startService, until, type ServiceProcess } from './helpers/service-process.js';
+import { runAdminCommand } from '../scripts/admin.js';
 import { startSmtpServer } from './helpers/smtp.js';
 import { syncFleetConverges } from './helpers/sync-fleet.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';
+import { startWebhookReceiver } from './helpers/webhook-receiver.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DAY = 86_400_000;
@@ -29,6 +31,9 @@ const RECURRING_RULES = 5;
 const MISSED_DAYS = 20;
 const runId = randomUUID().slice(0, 8);
 const REMINDERS = 4;
+/** Rollover budgets whose ended weekly windows the three processes close at once. */
+const BUDGETS = 6;
+const ENDED_WEEKS = 8;
 
 if (!process.env.DATABASE_URL) {
   t.test('several processes share one database only on PostgreSQL (DATABASE_URL)', { skip: true }, async () => {});
@@ -36,11 +41,13 @@ if (!process.env.DATABASE_URL) {
   const contract = await Contract.load();
   const database = await serviceDatabase();
   const smtp = await startSmtpServer();
+  const hooks = await startWebhookReceiver();
   const dataDirs: string[] = [];
   const fleet: ServiceProcess[] = [];
   t.teardown(async () => {
     await Promise.all(fleet.map((member) => member.kill()));
     await smtp.close();
+    await hooks.close();
     await database.drop();
     await Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
@@ -60,6 +67,7 @@ if (!process.env.DATABASE_URL) {
       SHUTDOWN_DELAY: '1',
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Finance <no-reply@fleet.example>',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
       // the shared store every process reaches (each store's own behaviour: file-stores.test.ts)
       STORAGE_URL: 'database',
     });
@@ -157,6 +165,73 @@ if (!process.env.DATABASE_URL) {
     // a second delivery would come from another process's worker polling the same outbox
     await new Promise((resolve) => setTimeout(resolve, 2500));
     for (const contact of contacts) t.equal(smtp.messages.filter((m) => m.envelope.to.includes(contact)).length, 1, `${contact}: one e-mail`);
+  });
+
+  t.test('(c) budget windows: the close run by all three at the same moment closes each window once', async (t) => {
+    const user = (await via(() => fleet[0]!)('registerUser', 'POST', '/register', { json: { email: 'fleet-budgets@example.test', password: 'correct horse battery', first_name: 'Fleet', last_name: 'Budgets' } })).body.data;
+    const endpoint = await via(() => fleet[1]!)('createWebhookEndpoint', 'POST', '/v1/webhooks', { token: user.token, json: { url: hooks.url, event_kinds: ['budget.period_closed'] } });
+    t.equal(endpoint.status, 201);
+    // weekly windows (Monday to Sunday, UTC): starting ENDED_WEEKS Mondays before this week's
+    const today = new Date(new Date().toISOString().slice(0, 10));
+    const start = new Date(today.getTime() - (((today.getUTCDay() + 6) % 7) + 7 * ENDED_WEEKS) * DAY).toISOString().slice(0, 10);
+    for (let i = 0; i < BUDGETS; i++) {
+      const made = await via(() => fleet[i % 3]!)('createBudget', 'POST', '/v1/budgets', { token: user.token, json: { name: `Weekly ${i}`, amount: 40, currency: 'USD', period_type: 'weekly', start_date: start, rollover_enabled: true } });
+      t.equal(made.status, 201);
+    }
+
+    // The barrier: while this transaction holds the budgets table, every close run waits at its
+    // first read of it. Three runs are queued as an operator would (npm run admin -- run-job);
+    // a process's worker runs one job at a time, so three waiting runs are three processes.
+    // Released together, they close the same budgets at the same moment.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const barrier = database.inspect((db) =>
+      db.transaction().execute(async (trx) => {
+        await sql`lock table budgets in access exclusive mode`.execute(trx);
+        locked();
+        await released;
+      }),
+    );
+    await isLocked;
+    for (let i = 0; i < 3; i++) {
+      t.equal((await database.inspect((db) => runAdminCommand(db, ['run-job', 'close-budget-periods'], database.env.DATABASE_URL))).exitCode, 0, 'a close run queued');
+    }
+    const waiting = () =>
+      database.inspect(async (db) => {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query like '%rollover_enabled%'`.execute(db);
+        return rows[0]!.n;
+      });
+    try {
+      await until('three close runs to wait at the barrier', async () => ((await waiting()) === 3 ? true : undefined), undefined, 30);
+    } finally {
+      release();
+      await barrier;
+    }
+
+    const windows = BUDGETS * ENDED_WEEKS;
+    await until('every closed window to be announced', async () => (hooks.received.length >= windows ? true : undefined), undefined, 60);
+    // a second close of a window, or a second delivery, would come from another process meanwhile
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const states = await database.inspect(async (db) => {
+      const { rows } = await sql<{ budget_id: number; closed: number; chain_off: number }>`
+        select budget_id, count(*)::int as closed,
+          count(*) filter (where s.rollover_in <> 40 * (s.n - 1))::int as chain_off
+        from (select budget_id, rollover_in, row_number() over (partition by budget_id order by period_start) as n
+              from budget_period_states where user_id = ${user.user.id}) s
+        group by budget_id`.execute(db);
+      return rows;
+    });
+    t.same(states.map((row) => [row.closed, row.chain_off]), Array(BUDGETS).fill([ENDED_WEEKS, 0]), 'every budget: one state row per ended window, each rolling over the one before');
+    const events = await database.inspect((db) => db.selectFrom('webhook_events').select('subject_id').where('user_id', '=', user.user.id).where('kind', '=', 'budget.period_closed').execute());
+    t.equal(events.length, windows, `${windows} windows: one budget.period_closed event each`);
+    t.equal(new Set(events.map((e) => e.subject_id)).size, windows, 'no window announced twice');
+    const delivered = hooks.received.map((hook) => JSON.parse(hook.body).data.id as number);
+    t.equal(delivered.length, windows, 'each delivered once');
+    t.equal(new Set(delivered).size, windows);
   });
 
   t.test('(d) the per-user rate limit holds across the three (Redis)', async (t) => {
