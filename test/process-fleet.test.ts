@@ -1,14 +1,17 @@
 // A fleet of three service processes on one PostgreSQL database and one Redis, each with a data
 // folder of its own and no APP_KEY, as an operator runs them behind a load balancer:
-// (a) a token from one works on all, and an attachment stored through one (STORAGE_URL=database)
-// is served byte-identical by all; (c) queued and scheduled jobs run exactly once across the
-// three (recurring occurrences caught up by three processes starting at once, due reminders,
-// e-mails); (d) the per-user rate limit holds across processes; (e) a process SIGKILLed while
-// creates are in flight: every acknowledged create is stored, and a client retrying them all on
-// the others with their client_ids makes no duplicate; (f) a rolling restart under steady
-// traffic, behind a balancer that follows the readiness probe (as a real one does), answers no
-// request with a 5xx or a broken connection. PostgreSQL and Redis only: the embedded database
-// is one process's own.
+// (a) a token from one works on all, and an attachment stored through one is served
+// byte-identical by all, for each shared store (STORAGE_URL=database for the fleet, two more
+// processes on s3rver); (b) the sync fleet (test/helpers/sync-fleet.ts) converges with each of
+// its requests sent to the next of the three; (c) queued and scheduled jobs run exactly once
+// across the three (recurring occurrences caught up by three processes starting at once, due
+// reminders, e-mails, and the budget close run by all three at the same moment behind a lock
+// barrier: one state row and one announcement per window); (d) the per-user rate limit holds
+// across processes; (e) a process SIGKILLed while creates are in flight: every acknowledged
+// create is stored, and a client retrying them all on the others with their client_ids makes
+// no duplicate; (f) a rolling restart under steady traffic, behind a balancer that follows the
+// readiness probe (as a real one does), answers no request with a 5xx or a broken connection.
+// PostgreSQL and Redis only: the embedded database is one process's own.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import t from 'tap';
 import { Contract } from '../server/contract.js';
 import { ledgerHolds, roundRobin, serviceClient, serviceDatabase, startService, until, type ServiceProcess } from './helpers/service-process.js';
 import { runAdminCommand } from '../scripts/admin.js';
+import { startObjectStore } from './helpers/object-store.js';
 import { startSmtpServer } from './helpers/smtp.js';
 import { syncFleetConverges } from './helpers/sync-fleet.js';
 import { multipart, PNG } from './helpers/transaction-fixtures.js';
@@ -53,7 +57,7 @@ if (!process.env.DATABASE_URL) {
   });
 
   /** One more process: its own data folder, the shared database, Redis and SMTP, no APP_KEY. */
-  const startMember = async (): Promise<ServiceProcess> => {
+  const startMember = async (env: Record<string, string> = {}): Promise<ServiceProcess> => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'finance-fleet-'));
     dataDirs.push(dataDir);
     const member = await startService({
@@ -68,8 +72,11 @@ if (!process.env.DATABASE_URL) {
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Finance <no-reply@fleet.example>',
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
+      // one release: without a shared build each process's ETags are its own (no 304 from another)
+      BUILD_ID: `fleet-${runId}`,
       // the shared store every process reaches (each store's own behaviour: file-stores.test.ts)
       STORAGE_URL: 'database',
+      ...env,
     });
     await until('the process to be ready', async () => ((await fetch(`${member.url}/api/health/ready`)).ok ? true : undefined), member, 30);
     return member;
@@ -144,6 +151,30 @@ if (!process.env.DATABASE_URL) {
   t.test('(b) the sync fleet converges with each of its requests sent to the next of the three', (t) =>
     database.inspect((db) => syncFleetConverges(t, roundRobin(() => fleet, contract), db)),
   );
+
+  t.test('(a) the S3-compatible store: an attachment stored through one process is served byte-identical by another', async (t) => {
+    const objectStore = await startObjectStore(t);
+    const { bucket, endpoint, region } = objectStore.storage() as { bucket: string; endpoint: string; region: string };
+    // two web-only processes (RUN_JOBS=false) on the object store, beside the fleet on the database store
+    const onS3 = await Promise.all(
+      [0, 1].map(() =>
+        startMember({
+          STORAGE_URL: `s3://${bucket}/fleet?endpoint=${encodeURIComponent(endpoint)}&region=${region}&force_path_style=true`,
+          AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID!,
+          AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY!,
+          RUN_JOBS: 'false',
+        }),
+      ),
+    );
+    t.teardown(() => Promise.all(onS3.map((member) => member.kill())));
+    const receipt = Buffer.concat([PNG, randomBytes(300_000)]);
+    const form = multipart([['type', 'expense'], ['amount', '3.5'], ['wallet_id', String(wallet)]], [{ field: 'files[]', filename: 's3-receipt.png', contentType: 'image/png', data: receipt }]);
+    const created = await via(() => onS3[0]!)('createTransaction', 'POST', '/v1/transactions', { token: owner.token, form });
+    t.equal(created.status, 201);
+    const served = await fetch(`${onS3[1]!.url}/api/v1/files/${created.body.data.files[0].id}`, { headers: { authorization: `Bearer ${owner.token}` } });
+    t.equal(served.status, 200);
+    t.ok(Buffer.from(await served.arrayBuffer()).equals(receipt), 'the other process serves it byte-identical');
+  });
 
   t.test('(c) jobs: the recurring catch-up the three ran at start made each occurrence once; e-mails are sent once', async (t) => {
     const counts = await until('every missed occurrence to be made', () =>
