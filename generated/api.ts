@@ -2484,7 +2484,7 @@ export interface components {
              * @example 1.1.2
              */
             version: string;
-            /** @description Build identifier (e.g. a commit hash), or null when unknown. */
+            /** @description Build identifier, `BUILD_ID` (e.g. a commit hash) when the deployment sets it, else `code-` and a digest of the running code; null from servers that know neither. */
             build: string | null;
             /**
              * @description `postgresql` with DATABASE_URL set, else `embedded` (PGlite in the data folder).

@@ -18,6 +18,7 @@ import { HttpError } from './errors.js';
 import type { Handlers } from './handler-types.js';
 import { setupRateLimits } from './rate-limits.js';
 import { openFileStorage } from './storage.js';
+import { runningCodeFingerprint } from './code-fingerprint.js';
 import { AssetPriceService, CoinGeckoClient } from './asset-prices.js';
 import { ratesProviderFor } from './rate-providers.js';
 import { createRateService } from './rates.js';
@@ -96,7 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }),
     assetPrices: new AssetPriceService(new CoinGeckoClient(config.assetPricesUrl)),
     specVersion: String((contract.document.info as { version: string }).version),
-    build: process.env.BUILD_ID || null,
+    build: process.env.BUILD_ID || `code-${await runningCodeFingerprint()}`,
     operationCounts: {
       total: operations.length,
       implemented: operations.filter((op) => op.operationId in handlers).length,

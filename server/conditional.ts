@@ -12,7 +12,7 @@
 //   `today`, the quarter hour (every zone's offset is a whole number of quarter hours, so the
 //   user's local date, whatever their zone, is one value within one quarter hour), and
 //   `exchange-rates`, the version of the stored rates.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationInfo } from '../generated/operations.js';
 import type { AuthUser } from './handler-types.js';
@@ -35,21 +35,18 @@ const QUARTER_HOUR_MS = 15 * 60_000;
 /** `private, no-cache`: a browser keeps the answer but revalidates it every time; shared caches do not store it. */
 const CACHE_CONTROL = 'private, no-cache';
 
-/** Without a BUILD_ID (set by deployments, shared by their processes) a process's tags are its own. */
-const PROCESS_BUILD = randomUUID();
-
 export interface TagInputs {
   operation: OperationInfo;
   user: AuthUser;
   now: Date;
-  build: string | null;
+  build: string;
 }
 
 /** The weak ETag of the answer to this request as the data stands at the user's version. */
 export function entityTag(request: FastifyRequest, { operation, user, now, build }: TagInputs): string {
   const facts = (operation.conditional ?? []).map((fact) => (fact === 'today' ? Math.floor(now.getTime() / QUARTER_HOUR_MS) : user.ratesVersion ?? 0));
   const language = request.headers['accept-language'] ?? '';
-  const key = [user.id, user.tokenId, user.dataVersion, request.method, request.url, language, build ?? PROCESS_BUILD, ...facts].join('\n');
+  const key = [user.id, user.tokenId, user.dataVersion, request.method, request.url, language, build, ...facts].join('\n');
   return `W/"${createHash('sha256').update(key).digest('base64url').slice(0, 22)}"`;
 }
 

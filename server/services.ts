@@ -46,8 +46,8 @@ export interface AppServices extends DatabaseServices {
   assetPrices: AssetPriceService;
   /** The contract's `info.version`. */
   specVersion: string;
-  /** Build identifier from BUILD_ID, when the deployment sets one. */
-  build: string | null;
+  /** BUILD_ID, else `code-` and a digest of the running code (server/code-fingerprint.ts). */
+  build: string;
   /** How many of the spec's operations have a handler in this build. */
   operationCounts: { total: number; implemented: number };
   /** The queue nudge, attachable once the job runner starts (narrows DatabaseServices.jobs). */

@@ -72,8 +72,8 @@ if (!process.env.DATABASE_URL) {
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Finance <no-reply@fleet.example>',
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
-      // one release: without a shared build each process's ETags are its own (no 304 from another)
-      BUILD_ID: `fleet-${runId}`,
+      // no BUILD_ID: processes of one release agree on their ETags by the code they run (the sync
+      // fleet's revalidations through another process must still answer 304)
       // the shared store every process reaches (each store's own behaviour: file-stores.test.ts)
       STORAGE_URL: 'database',
       ...env,
