@@ -1,6 +1,7 @@
-// Queries of the push subscriptions API. A subscription is unique by (kind, address) across
+// Queries of the push subscriptions API. A browser endpoint or device token is unique across
 // users: registering a known one updates it, and one another user registered moves to the
-// caller without what was queued for the previous user (migration 036).
+// caller without what was queued for the previous user. An ntfy topic is unique per user
+// (migration 036).
 import type { Kysely } from 'kysely';
 import { pageMeta, pageOffset, type PageMeta } from './feed.js';
 import type { PushSubscriptionRow } from './push-deliveries.js';
@@ -32,11 +33,13 @@ export function upsertSubscription(db: Kysely<Database>, userId: number, values:
     const inserted = await trx
       .insertInto('push_subscriptions')
       .values({ user_id: userId, ...values, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.columns(['kind', 'address']).doNothing())
+      .onConflict((oc) => oc.doNothing())
       .returningAll()
       .executeTakeFirst();
     if (inserted) return { row: inserted, created: true };
-    const existing = await trx.selectFrom('push_subscriptions').select(['id', 'user_id']).where('kind', '=', values.kind).where('address', '=', values.address).forUpdate().executeTakeFirstOrThrow();
+    let known = trx.selectFrom('push_subscriptions').select(['id', 'user_id']).where('kind', '=', values.kind).where('address', '=', values.address);
+    if (values.kind === 'ntfy') known = known.where('user_id', '=', userId);
+    const existing = await known.forUpdate().executeTakeFirstOrThrow();
     const moved = existing.user_id !== userId;
     // the previous user's pushes (and their record) must never reach the new one
     if (moved) await trx.deleteFrom('push_deliveries').where('subscription_id', '=', existing.id).execute();

@@ -85,6 +85,12 @@ t.test('an ntfy topic URL is registered', async (t) => {
   t.equal(res.status, 201);
   t.match(res.body.data, { kind: 'ntfy', endpoint: 'https://ntfy.sh/finance-alerts-5f3c?auth=dGs', token: null });
   t.equal((await register({ kind: 'ntfy', endpoint: 'http://127.0.0.1:9/topic' })).status, 201, 'the allow-list admits 127.0.0.1');
+  t.equal((await register({ kind: 'ntfy', endpoint: 'https://ntfy.sh/finance-alerts-5f3c?auth=dGs' })).status, 200, 'once per user');
+  const shared = await register({ kind: 'ntfy', endpoint: 'https://ntfy.sh/finance-alerts-5f3c?auth=dGs' }, stranger.token);
+  t.equal(shared.status, 201, 'a topic is no device: another user subscribes to it too');
+  t.not(shared.body.data.id, res.body.data.id);
+  t.equal((await list()).body.data.data.filter((s: any) => s.kind === 'ntfy').length, 2, 'the first user keeps it');
+  t.equal((await api.request('DELETE', `/api/v1/push/subscriptions/${shared.body.data.id}`, { token: stranger.token })).status, 200);
 });
 
 t.test('bad input is 422 keyed by field, nothing stored', async (t) => {

@@ -2,10 +2,12 @@
 // them, and the server's VAPID key pair (Web Push).
 //
 // Non-obvious choices:
-// - One subscription per address, across users: (kind, address) is unique, so registering the
-//   same browser endpoint or device token again updates the row, and a device that signs in as
+// - A browser endpoint or device token is one subscription across users ((kind, address) is
+//   unique for them): registering it again updates the row, and a device that signs in as
 //   another user moves to that user (its pending pushes are dropped by the code that moves it,
-//   so the previous user's notifications never reach the new one).
+//   so the previous user's notifications never reach the new one). Knowing one is holding the
+//   device: both are unguessable capabilities. An ntfy topic URL is not (people share topics):
+//   it is unique per user only.
 // - The outbox (push_deliveries) is written by notifyUser in the caller's transaction, one row
 //   per subscription; the deliver-push job claims a row by moving next_attempt_at past the
 //   attempt's time limit (a lease), as the webhook outbox does (migration 034).
@@ -29,9 +31,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_error', 'text')
     .$call(withTimestamps)
     .$call((tb) => withOwnerKey(tb, 'push_subscriptions'))
-    .addUniqueConstraint('push_subscriptions_kind_address_key', ['kind', 'address'])
     .addCheckConstraint('push_subscriptions_kind_check', oneOf('kind', ['webpush', 'fcm', 'ntfy']))
     .execute();
+  await db.schema.createIndex('push_subscriptions_device_key').on('push_subscriptions').columns(['kind', 'address']).unique().where(sql.ref('kind'), '<>', 'ntfy').execute();
+  await db.schema.createIndex('push_subscriptions_topic_key').on('push_subscriptions').columns(['user_id', 'address']).unique().where(sql.ref('kind'), '=', 'ntfy').execute();
   await db.schema.createIndex('push_subscriptions_user_idx').on('push_subscriptions').columns(['user_id', 'id']).execute();
 
   await db.schema
