@@ -4,6 +4,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { DELIVER_PUSH_JOB } from './job-names.js';
 import { nudgeAfterCommit } from './job-nudges.js';
+import { claimOldestDue } from './outbox-claims.js';
 import type { PushDeliveriesTable, PushSubscriptionsTable } from './push-schema.js';
 import type { Database } from './schema.js';
 
@@ -35,29 +36,9 @@ export async function queuePushes(trx: Kysely<Database>, userId: number, message
   return subscriptions.length;
 }
 
-/**
- * Claims the oldest due push for one attempt: counts the attempt and moves next_attempt_at to
- * `leaseUntil`, so no other worker takes it meanwhile and a worker that dies mid-attempt leaves
- * it due again then (at least once).
- */
+/** Claims the oldest due push for one attempt (a lease until `leaseUntil`, db/outbox-claims.ts). */
 export function claimDuePush(db: Kysely<Database>, now: Date, leaseUntil: Date): Promise<ClaimedPush | undefined> {
-  return db
-    .updateTable('push_deliveries')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: leaseUntil, updated_at: now }))
-    .where('id', '=', (eb) =>
-      eb
-        .selectFrom('push_deliveries')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at')
-        .orderBy('id')
-        .limit(1)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returningAll()
-    .executeTakeFirst();
+  return claimOldestDue<ClaimedPush>(db, 'push_deliveries', now, leaseUntil);
 }
 
 export function subscriptionOf(db: Kysely<Database>, id: number): Promise<PushSubscriptionRow | undefined> {
