@@ -1,6 +1,6 @@
 // Push delivery end to end: notifications produced by the reminder job and by a write that
 // crosses a budget's threshold are queued in their own transaction and sent by the deliver-push
-// job to a Web Push service on 127.0.0.1 (the browser's keys decrypt the payload; the VAPID
+// job (as do inactivity nudges, checked too) to a Web Push service on 127.0.0.1 (the browser's keys decrypt the payload; the VAPID
 // signature verifies), to FCM's HTTP v1 API faked on 127.0.0.1 through firebase-admin itself, and
 // to an ntfy topic. Preferences decide; 404/410 remove a subscription; faults are retried later;
 // a rolled-back change sends nothing; a claimed push is sent once.
@@ -10,6 +10,7 @@ import { claimDuePush } from '../db/push-deliveries.js';
 import { notifyUser } from '../db/notification-delivery.js';
 import { deliverDuePushes, pushSendersFor } from '../jobs/deliver-push.js';
 import { fireDueReminders } from '../jobs/fire-reminders.js';
+import { sendInactivityNudges } from '../jobs/inactivity-nudges.js';
 import { loadConfig } from '../server/config.js';
 import { startFcmFake } from './helpers/fcm-fake.js';
 import { startApp } from './helpers/harness.js';
@@ -281,4 +282,24 @@ t.test('without FCM credentials a push to a device token fails at once with the 
   t.match(await deliverDuePushes(plain.db, plain.app.services), { attempts: 1, failed: 1 });
   t.match(await pushesOf(user.user.id), [{ status: 'failed', last_error: 'FCM is not configured on this server (FCM_SERVICE_ACCOUNT)' }]);
   t.match(await subscriptionRow(id), { last_error: 'FCM is not configured on this server (FCM_SERVICE_ACCOUNT)' });
+});
+
+t.test('an inactivity nudge is pushed too; a notification too large for a push loses its data, then body text', async (t) => {
+  const user = await api.newUser();
+  const service = await receiver(t);
+  const browser = await subscribeBrowser(user, service);
+  const wallet = await fixtures.wallet(user.user.id, { balance: '100' });
+  t.equal((await api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount: 1, wallet_id: wallet } })).status, 201);
+  await api.db.updateTable('transactions').set({ created_at: new Date(Date.now() - 8 * 86_400_000) }).where('user_id', '=', user.user.id).execute();
+  t.ok((await sendInactivityNudges(api.db, new Date())) >= 1);
+  await api.db.transaction().execute((trx) =>
+    notifyUser(trx, user.user.id, 'insights', { type: 'system', title: 'Monthly Financial Insights', body: 'é'.repeat(3000), data: { rows: 'x'.repeat(3000) } }),
+  );
+  await run();
+  t.equal(service.received.length, 2);
+  const [nudge, large] = service.received.map((push) => JSON.parse(decryptPush(push.raw, browser)));
+  t.match(nudge, { type: 'alert', topic: 'inactivity', body: /^8 days since your last transaction/, data: { type: 'inactivity', days_inactive: 8 } });
+  t.same(large.data, {}, 'the data went first');
+  t.match(large.body, /^é+…$/, 'then the body was shortened');
+  t.ok(service.received[1].raw.length <= 4096, `one push record (${service.received[1].raw.length} bytes)`);
 });
