@@ -1,9 +1,10 @@
-// Push delivery end to end: notifications produced by the reminder job and by a write that
-// crosses a budget's threshold are queued in their own transaction and sent by the deliver-push
-// job (as do inactivity nudges, checked too) to a Web Push service on 127.0.0.1 (the browser's keys decrypt the payload; the VAPID
-// signature verifies), to FCM's HTTP v1 API faked on 127.0.0.1 through firebase-admin itself, and
-// to an ntfy topic. Preferences decide; 404/410 remove a subscription; faults are retried later;
-// a rolled-back change sends nothing; a claimed push is sent once.
+// Push delivery end to end: notifications made by the reminder job, by a write that crosses a
+// budget's threshold and by the inactivity job are queued in their own transaction and sent by
+// the deliver-push job to a Web Push service on 127.0.0.1 (the browser's keys decrypt the
+// payload; the VAPID signature verifies), to FCM's HTTP v1 API faked on 127.0.0.1 through
+// firebase-admin itself, and to an ntfy topic. Preferences decide; 404/410 remove a
+// subscription; faults are retried later; a rolled-back change sends nothing; a claimed push is
+// sent once.
 import { importJWK, jwtVerify } from 'jose';
 import t, { type Test } from 'tap';
 import { claimDuePush } from '../db/push-deliveries.js';
