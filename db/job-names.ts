@@ -13,3 +13,5 @@ export const ANSWER_CHAT_MESSAGE_JOB = 'answer-chat-message';
 export const CONFIRM_IMPORT_JOB = 'confirm-import';
 /** Drains the webhook outbox (jobs/deliver-webhooks.ts). */
 export const DELIVER_WEBHOOKS_JOB = 'deliver-webhooks';
+/** Drains the push outbox (jobs/deliver-push.ts). */
+export const DELIVER_PUSH_JOB = 'deliver-push';

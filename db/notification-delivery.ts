@@ -2,9 +2,12 @@
 // nudges, insights) on every channel the user's preferences allow (DECISIONS: Reminders and
 // notifications; reference 5.10). In-app notifications are the `notifications` rows; e-mail
 // goes to the outbox (db/email-outbox.ts) and is sent by the deliver-emails job, which the caller
-// nudges after its transaction commits: services.jobs.send(DELIVER_EMAILS_JOB).
+// nudges after its transaction commits: services.jobs.send(DELIVER_EMAILS_JOB). Push goes to
+// the push outbox (db/push-deliveries.ts), one row per subscription of the user, sent by the
+// deliver-push job, which the outbox nudges after the commit itself (db/job-nudges.ts).
 import type { Kysely } from 'kysely';
 import { queueEmail } from './email-outbox.js';
+import { queuePushes } from './push-deliveries.js';
 import { preferencesOf, type NotificationPreferences } from './notification-preferences.js';
 import type { Database, NotificationType } from './schema.js';
 
@@ -36,9 +39,9 @@ function escapeHtml(text: string): string {
 
 /**
  * Creates the in-app notification row and queues delivery on each channel the user's
- * preferences allow for this topic. Push has no adapter yet, so the push channel is skipped.
- * Runs inside the caller's transaction; returns the notification row id, or null when no
- * in-app row was made (the topic or the in-app channel is off).
+ * preferences allow for this topic (e-mail, push). Runs inside the caller's transaction;
+ * returns the notification row id, or null when no in-app row was made (the topic or the
+ * in-app channel is off).
  */
 export async function notifyUser(
   db: Kysely<Database>,
@@ -77,6 +80,16 @@ export async function notifyUser(
         userId,
       });
     }
+  }
+  if (preferences.channels.push) {
+    await queuePushes(db, userId, {
+      title: notification.title,
+      body: notification.body,
+      type: notification.type,
+      topic,
+      notification_id: notificationId,
+      data: notification.data ?? {},
+    });
   }
   return notificationId;
 }

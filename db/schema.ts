@@ -14,6 +14,7 @@
 //   pg would turn a JS array into a PostgreSQL array literal, which jsonb rejects, so the
 //   insert/update types below only accept strings.
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+import type { PushTables } from './push-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
 
 // ---- column kinds --------------------------------------------------------------------------
@@ -750,7 +751,7 @@ export interface FileBlobChunksTable {
 
 // ---- the database ----------------------------------------------------------------------------
 
-export interface Database extends WebhookTables {
+export interface Database extends WebhookTables, PushTables {
   users: UsersTable;
   tokens: TokensTable;
   devices: DevicesTable;

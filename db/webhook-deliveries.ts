@@ -1,6 +1,7 @@
 // The delivery job's queries over the webhook outbox (migration 034): which endpoints have
 // deliveries due, claiming one (a lease on next_attempt_at), and recording what an attempt did.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { claimOldestDue } from './outbox-claims.js';
 import type { Database } from './schema.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './webhook-schema.js';
 
@@ -31,25 +32,8 @@ export async function endpointsWithDueDeliveries(db: Kysely<Database>, now: Date
  * next_attempt_at to `leaseUntil`, so no other worker takes it meanwhile and a worker that dies
  * mid-attempt leaves it due again then.
  */
-export async function claimNextDelivery(db: Kysely<Database>, endpointId: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery | undefined> {
-  return db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: leaseUntil, updated_at: now }))
-    .where('id', '=', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('endpoint_id', '=', endpointId)
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at')
-        .orderBy('id')
-        .limit(1)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returningAll()
-    .executeTakeFirst();
+export function claimNextDelivery(db: Kysely<Database>, endpointId: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery | undefined> {
+  return claimOldestDue<ClaimedDelivery>(db, 'webhook_deliveries', now, leaseUntil, sql<boolean>`endpoint_id = ${endpointId}`);
 }
 
 export function endpointOf(db: Kysely<Database>, id: number): Promise<Selectable<WebhookEndpointsTable> | undefined> {

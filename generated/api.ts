@@ -2265,6 +2265,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/push/server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get what a client needs to subscribe to push
+         * @description The server's VAPID public key, which a browser passes as `applicationServerKey` to `pushManager.subscribe`, and the subscription kinds this server delivers (`fcm` only when it has Firebase credentials).
+         */
+        get: operations["getPushServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/push/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List push subscriptions
+         * @description The caller's subscriptions by `id` ascending, with how their last pushes went.
+         */
+        get: operations["listPushSubscriptions"];
+        put?: never;
+        /**
+         * Register a push subscription
+         * @description Registers a browser (`webpush`: the object `PushSubscription.toJSON()` returns, posted as it is), a mobile device (`fcm`: its Firebase registration token) or an ntfy topic URL (`ntfy`). Notifications the caller's preferences let through on the `push` channel are then pushed to it. Registering an endpoint or token that is already registered updates that subscription (200) instead of adding one; a device token registered by another account moves to the caller. A URL whose host is an internal address (unless the operator allows it) is 422 on `endpoint`.
+         */
+        post: operations["registerPushSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/push/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a push subscription
+         * @description Deletes the subscription with its pending pushes; nothing more is pushed to it.
+         */
+        delete: operations["deletePushSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5059,6 +5126,72 @@ export interface components {
         };
         WebhookDeliveryResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["WebhookDelivery"];
+        };
+        /**
+         * @description `webpush`: a browser's Web Push subscription (RFC 8030, payload encrypted per RFC 8291, signed with VAPID); `fcm`: a Firebase Cloud Messaging registration token (mobile apps); `ntfy`: an ntfy topic URL, published to with a plain POST.
+         * @enum {string}
+         */
+        PushKind: "webpush" | "fcm" | "ntfy";
+        PushServer: {
+            /**
+             * @description The VAPID public key (uncompressed P-256 point, base64url); a browser's `applicationServerKey`.
+             * @example BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM
+             */
+            vapid_public_key: string;
+            /** @description The subscription kinds this server delivers. */
+            kinds: components["schemas"]["PushKind"][];
+        };
+        PushServerResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["PushServer"];
+        };
+        /** @description Where the caller's notifications are pushed. Exactly one of `endpoint` (webpush, ntfy) and `token` (fcm) is set. Secrets of a browser subscription (its keys) are never shown. */
+        PushSubscription: {
+            id: number;
+            kind: components["schemas"]["PushKind"];
+            /** @example https://fcm.googleapis.com/fcm/send/dGhpcyBpcyBhbiBleGFtcGxl */
+            endpoint: string | null;
+            token: string | null;
+            /**
+             * Format: date-time
+             * @description When the browser said the subscription expires (`expirationTime`), if it did.
+             */
+            expires_at: string | null;
+            /** Format: date-time */
+            last_success_at: string | null;
+            /** Format: date-time */
+            last_failure_at: string | null;
+            /** @description Why the last failed push failed (the service's answer). */
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PushSubscriptionPage: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["PageMeta"] & {
+                data: components["schemas"]["PushSubscription"][];
+            };
+        };
+        /** @description `webpush` (the default kind, so a browser's `PushSubscription.toJSON()` is posted as it is): `endpoint` and `keys` required. `fcm`: `token` required. `ntfy`: `endpoint` (the topic URL) required. A field another kind uses is 422. */
+        PushSubscriptionRequest: {
+            kind?: components["schemas"]["PushKind"];
+            /**
+             * @description The push service's URL (webpush) or the topic URL (ntfy), http or https, without credentials (ntfy takes an access token as `?auth=`).
+             * @example https://ntfy.sh/my-finance-alerts-5f3c
+             */
+            endpoint?: string;
+            /** @description The browser's expiration time in milliseconds since the epoch, or null. */
+            expirationTime?: number | null;
+            /** @description The browser's key (an uncompressed P-256 point) and auth secret (16 bytes), base64url. */
+            keys?: {
+                p256dh: string;
+                auth: string;
+            };
+            /** @description The device's Firebase registration token. */
+            token?: string;
+        };
+        PushSubscriptionResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["PushSubscription"];
         };
     };
     responses: {
@@ -9722,6 +9855,116 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryResult"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getPushServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key and the kinds delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushServerResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listPushSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
+                limit?: components["parameters"]["Limit"];
+                /** @description 1-based page number. A page past the end returns no items. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    registerPushSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The caller had this subscription already; it is updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionResult"];
+                };
+            };
+            /** @description The new subscription. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deletePushSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deleted"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];

@@ -117,6 +117,10 @@ export type OperationId =
   | 'getParty'
   | 'listParties'
   | 'updateParty'
+  | 'deletePushSubscription'
+  | 'getPushServer'
+  | 'listPushSubscriptions'
+  | 'registerPushSubscription'
   | 'listRefunds'
   | 'markTransactionRefund'
   | 'unmarkTransactionRefund'
@@ -280,6 +284,10 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'getParty',method: 'GET',path: '/v1/parties/{id}',route: '/api/v1/parties/:id',tag: 'Party',public: false,bodyTypes: [],conditional: []},
   {operationId: 'listParties',method: 'GET',path: '/v1/parties',route: '/api/v1/parties',tag: 'Party',public: false,bodyTypes: [],conditional: []},
   {operationId: 'updateParty',method: 'PUT',path: '/v1/parties/{id}',route: '/api/v1/parties/:id',tag: 'Party',public: false,bodyTypes: ['application/json']},
+  {operationId: 'deletePushSubscription',method: 'DELETE',path: '/v1/push/subscriptions/{id}',route: '/api/v1/push/subscriptions/:id',tag: 'Push',public: false,bodyTypes: []},
+  {operationId: 'getPushServer',method: 'GET',path: '/v1/push/server',route: '/api/v1/push/server',tag: 'Push',public: false,bodyTypes: []},
+  {operationId: 'listPushSubscriptions',method: 'GET',path: '/v1/push/subscriptions',route: '/api/v1/push/subscriptions',tag: 'Push',public: false,bodyTypes: []},
+  {operationId: 'registerPushSubscription',method: 'POST',path: '/v1/push/subscriptions',route: '/api/v1/push/subscriptions',tag: 'Push',public: false,bodyTypes: ['application/json']},
   {operationId: 'listRefunds',method: 'GET',path: '/v1/refunds',route: '/api/v1/refunds',tag: 'Refund',public: false,bodyTypes: [],conditional: []},
   {operationId: 'markTransactionRefund',method: 'POST',path: '/v1/transactions/{id}/refund',route: '/api/v1/transactions/:id/refund',tag: 'Refund',public: false,bodyTypes: ['application/json','multipart/form-data']},
   {operationId: 'unmarkTransactionRefund',method: 'DELETE',path: '/v1/transactions/{id}/refund',route: '/api/v1/transactions/:id/refund',tag: 'Refund',public: false,bodyTypes: []},

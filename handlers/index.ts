@@ -22,6 +22,7 @@ import { notificationHandlers } from './notifications.js';
 import { outreachHandlers } from './outreach.js';
 import { oauthHandlers } from './oauth.js';
 import { partyHandlers } from './parties.js';
+import { pushHandlers } from './push.js';
 import { refundHandlers } from './refunds.js';
 import { reminderHandlers } from './reminders.js';
 import { statisticsHandlers } from './statistics.js';
@@ -61,4 +62,5 @@ export const allHandlers: Partial<Handlers> = {
   ...assistantHandlers,
   ...agentActionHandlers,
   ...webhookHandlers,
+  ...pushHandlers,
 };

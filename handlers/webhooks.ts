@@ -16,27 +16,15 @@ import {
   type WebhookEndpointRow,
 } from '../db/webhook-endpoints.js';
 import { created, done, ok } from '../server/envelope.js';
-import { invalidField, notFound } from '../server/errors.js';
+import { notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { AppServices } from '../server/services.js';
-import { targetPolicyFor } from '../server/webhook-targets.js';
 import { pageRequest } from './shared/records.js';
+import { checkedTargetUrl } from './shared/target-url.js';
 import { toWebhookDelivery, toWebhookEndpoint, withSecret } from './views/webhook.js';
 
 /** The URL as stored; 422 on `url` for one that must not be an endpoint. */
-function checkedUrl(text: string, services: AppServices): string {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw invalidField('url', 'The url must be a valid http or https URL.');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidField('url', 'The url must be a valid http or https URL.');
-  if (url.username || url.password) throw invalidField('url', 'The url must not contain credentials; authenticate requests by their signature.');
-  const refusal = targetPolicyFor(services.config.webhooks).refusalOfUrl(url);
-  if (refusal) throw invalidField('url', `The url must not point into a private network (${refusal}).`);
-  return url.href;
-}
+const checkedUrl = (text: string, services: AppServices) => checkedTargetUrl(text, 'url', services, 'authenticate requests by their signature');
 
 async function endpointOr404(ctx: { db: HandlerContext<'getWebhookEndpoint'>['db']; user: { id: number } }, id: number): Promise<WebhookEndpointRow> {
   const endpoint = await findEndpoint(ctx.db, ctx.user.id, id);

@@ -13,5 +13,6 @@ import { pruneExpiredJob } from './prune-expired.js';
 import { recurringTransactionsJob } from './recurring-transactions.js';
 import { deliverEmailsJob } from './deliver-emails.js';
 import { deliverWebhooksJob } from './deliver-webhooks.js';
+import { deliverPushJob } from './deliver-push.js';
 
-export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob];
+export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob, deliverPushJob];

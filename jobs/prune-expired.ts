@@ -5,6 +5,7 @@
 //   by deliver-emails; pending rows are never touched, whatever their age);
 // - webhook_events older than 30 days none of whose deliveries is pending or changed within
 //   those 30 days, with their deliveries and attempts (a re-send revives an old delivery);
+// - push_deliveries sent or given up more than 30 days ago (pending ones stay, as e-mails do);
 // - oauth_states past their expiry (new logins also sweep them; this catches quiet periods);
 // - sync_page_marks older than a day (a pull pages through a feed in seconds; a page mark
 //   that is gone only means that page is found by offset).
@@ -22,13 +23,14 @@ const DAY_MS = 86_400_000;
 const BATCH = 1000;
 /** How long an expired verification code (and a sync page mark) is kept. */
 const CODE_GRACE_MS = DAY_MS;
-/** How long a finished (sent or failed) e-mail, and a finished webhook event, is kept. */
+/** How long a finished (sent or failed) e-mail or push, and a finished webhook event, is kept. */
 const EMAIL_RETENTION_MS = 30 * DAY_MS;
 
 export interface PruneCounts {
   verificationCodes: number;
   emails: number;
   webhookEvents: number;
+  pushDeliveries: number;
   oauthStates: number;
   pageMarks: number;
 }
@@ -54,6 +56,7 @@ export async function pruneExpired(db: Kysely<Database>, now: Date, log?: Fastif
       'webhook_events',
       sql`created_at < ${emailsBefore} and not exists (select 1 from webhook_deliveries d where d.event_id = webhook_events.id and (d.status = 'pending' or d.updated_at >= ${emailsBefore}))`,
     ),
+    pushDeliveries: await deleteInBatches(db, 'push_deliveries', sql`status in ('sent', 'failed') and updated_at < ${emailsBefore}`),
     oauthStates: await deleteInBatches(db, 'oauth_states', sql`expires_at <= ${now}`),
     pageMarks: Number((await db.deleteFrom('sync_page_marks').where('created_at', '<', codesBefore).executeTakeFirst()).numDeletedRows),
   };
@@ -62,7 +65,7 @@ export async function pruneExpired(db: Kysely<Database>, now: Date, log?: Fastif
 }
 
 /** Deletes the rows of `table` matching `condition`, BATCH at a time; returns how many. */
-async function deleteInBatches(db: Kysely<Database>, table: 'verification_codes' | 'emails' | 'webhook_events' | 'oauth_states', condition: RawBuilder<unknown>): Promise<number> {
+async function deleteInBatches(db: Kysely<Database>, table: 'verification_codes' | 'emails' | 'webhook_events' | 'push_deliveries' | 'oauth_states', condition: RawBuilder<unknown>): Promise<number> {
   let deleted = 0;
   for (;;) {
     // The condition is repeated on the outer delete so a row changed since the batch was read

@@ -28,6 +28,7 @@ import { HEALTH_OPERATIONS, holdRequestsWhileStarting, Lifecycle } from './lifec
 import { registerOperationRoutes } from './routes.js';
 import { ResponseSerializers } from './serializers.js';
 import { AttachableJobQueue, type AppServices } from './services.js';
+import { vapidKeySource } from './vapid-keys.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -88,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     databaseKind: database.kind,
     tokens: new TokenService(appKey, config.tokenTtlSeconds),
     appKey,
+    vapidKeys: vapidKeySource(config.push, database.db),
     lifecycle,
     storage: await openFileStorage(config, database.db, (error) => app.log.warn({ err: error }, 'file storage failed')),
     rates: createRateService({

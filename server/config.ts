@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { STRONG_PASSWORD_HASHING, type PasswordHashing } from '../domain/passwords.js';
 import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
+import { pushConfigFrom, type PushConfig } from './push-config.js';
 import { webhookConfigFrom, type WebhookConfig } from './webhook-config.js';
 import { storageFrom, type StorageConfig } from './storage-config.js';
 
@@ -71,6 +72,8 @@ export interface Config {
   documentProcessorKey: string | undefined;
   /** Webhook delivery (WEBHOOK_*, server/webhook-config.ts). */
   webhooks: WebhookConfig;
+  /** Push notifications (VAPID_*, FCM_SERVICE_ACCOUNT, PUSH_*; server/push-config.ts). */
+  push: PushConfig;
 }
 
 export class ConfigError extends Error {}
@@ -166,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const webhooks = webhookConfigFrom(env, int, problems);
+  const push = pushConfigFrom(env, int, mailFrom, problems);
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
 
@@ -205,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     documentProcessorUrl,
     documentProcessorKey: env.DOCUMENT_PROCESSOR_KEY || undefined,
     webhooks,
+    push,
   };
 }
 

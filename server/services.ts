@@ -7,6 +7,7 @@ import type { FileStorage } from './storage.js';
 import type { DatabaseServices, JobQueue } from '../db/services.js';
 import type { AssetPriceService } from './asset-prices.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { VapidKeyPair } from '../db/vapid-keys.js';
 
 /**
  * The queue handlers see. The app is built before the job runner starts (main.ts attaches it);
@@ -38,6 +39,8 @@ export interface AppServices extends DatabaseServices {
   tokens: TokenService;
   /** The secret that signs tokens and keys one-time code hashes: APP_KEY, or the database's (server/app-key.ts). */
   appKey: () => Promise<string>;
+  /** The VAPID key pair that signs Web Push: VAPID_*, or the database's (server/vapid-keys.ts). */
+  vapidKeys: () => Promise<VapidKeyPair>;
   /** Starting, serving or draining: what the readiness check and the starting gate read. */
   lifecycle: Lifecycle;
   /** Uploaded files (attachments, icons, imports). */

@@ -1,4 +1,4 @@
-// One HTTP attempt of a webhook delivery: POST the body to the endpoint's URL, connected to the
+// One HTTP attempt of a webhook delivery or a push: POST the body to the URL, connected to the
 // address TargetPolicy checked, within a time limit, reading at most a few KB of the answer.
 // A redirect is not followed (a 3xx counts as a failure): following it would reach a target
 // nobody checked.
@@ -23,7 +23,19 @@ export interface WebhookRequest {
   body: string;
 }
 
-export async function sendWebhook(request: WebhookRequest, policy: TargetPolicy, timeoutMs: number): Promise<AttemptOutcome> {
+export function sendWebhook(request: WebhookRequest, policy: TargetPolicy, timeoutMs: number): Promise<AttemptOutcome> {
+  return postToTarget({ ...request, headers: { ...request.headers, 'content-type': 'application/json', 'user-agent': 'finance-webhooks/1' } }, policy, timeoutMs);
+}
+
+export interface OutboundPost {
+  url: string;
+  /** Sent as given, with content-length added. */
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+/** One POST to a URL a user gave (a webhook, a push endpoint), under the address rules. */
+export async function postToTarget(request: OutboundPost, policy: TargetPolicy, timeoutMs: number): Promise<AttemptOutcome> {
   const started = performance.now();
   const finish = (statusCode: number | null, error: string | null): AttemptOutcome => ({
     ok: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
@@ -54,7 +66,7 @@ export async function sendWebhook(request: WebhookRequest, policy: TargetPolicy,
         method: 'POST',
         lookup,
         signal: deadline,
-        headers: { ...request.headers, 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'finance-webhooks/1' },
+        headers: { ...request.headers, 'content-length': String(body.length) },
       },
       (res) => {
         let read = 0;

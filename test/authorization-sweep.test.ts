@@ -69,6 +69,7 @@ const reminder = await post('/api/v1/reminders', { title: 'Mine' });
 const webhook = await post('/api/v1/webhooks', { url: 'https://hooks.example.com/mine', event_kinds: ['transaction.created'] });
 await post('/api/v1/transactions', { type: 'income', amount: 1, wallet_id: wallet.id }); // a delivery to the endpoint
 const webhookDelivery = await api.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', webhook.id).executeTakeFirstOrThrow();
+const pushSubscription = await post('/api/v1/push/subscriptions', { kind: 'fcm', token: 'device-of-a:APA91b' });
 const chat = await api.db.insertInto('chat_sessions').values({ user_id: A, title: 'Mine' }).returning('id').executeTakeFirstOrThrow();
 
 // Rows the API has no public way to make for a test, written as the service would.
@@ -126,6 +127,7 @@ const idsByResource: Record<string, number | string> = {
   import: session.id,
   ai: chat.id,
   webhooks: webhook.id,
+  push: pushSubscription.id,
 };
 const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id, delivery: webhookDelivery.id };
 

@@ -85,11 +85,11 @@ t.test('removes what has expired or been used, keeps the rest; a rerun changes n
   t.same(await subjects(), [...keptEmails].sort(), `e-mails kept; removed: ${goneEmails.join(', ')}`);
   t.same(await states(), keptStates, `states kept; removed: ${goneStates.join(', ')}`);
 
-  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, webhookEvents: 0, oauthStates: 0, pageMarks: 0 }, 'a rerun finds nothing');
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, webhookEvents: 0, pushDeliveries: 0, oauthStates: 0, pageMarks: 0 }, 'a rerun finds nothing');
   t.same(await contacts(), [...keptCodes].sort());
 
   clock = new Date(clock.getTime() + 2 * DAY); // two days on: most kept rows age past their limits
-  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, webhookEvents: 0, oauthStates: 1, pageMarks: 1 });
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, webhookEvents: 0, pushDeliveries: 0, oauthStates: 1, pageMarks: 1 });
   t.same(await contacts(), []);
   t.same(await subjects(), ['pending-old', 'sent-yesterday'], 'a pending e-mail stays however old; one sent 3 days ago stays');
   t.same(await states(), []);
@@ -146,4 +146,19 @@ t.test('webhook events go 30 days after their deliveries finished, never while o
   const deliveries = await api.db.selectFrom('webhook_deliveries').select('id').where('user_id', '=', user.id).execute();
   t.equal(deliveries.length, 3, 'their deliveries went with them');
   t.equal((await api.db.selectFrom('webhook_attempts').select('id').where('delivery_id', 'in', deliveries.map((d) => d.id)).execute()).length, 3);
+});
+
+t.test('finished pushes go 30 days after they finished, pending ones never', async (t) => {
+  clock = new Date('2026-06-01T03:15:00Z');
+  const { user } = await api.newUser();
+  const subscription = await api.db.insertInto('push_subscriptions').values({ user_id: user.id, kind: 'ntfy', address: 'https://ntfy.sh/prune' }).returning('id').executeTakeFirstOrThrow();
+  const push = (payload: string, status: 'pending' | 'sent' | 'failed', changedDaysAgo: number) =>
+    api.db.insertInto('push_deliveries').values({ user_id: user.id, subscription_id: subscription.id, payload, status, updated_at: at(-changedDaysAgo * DAY) }).execute();
+  await push('sent-long-ago', 'sent', 40);
+  await push('failed-long-ago', 'failed', 31);
+  await push('pending-forever', 'pending', 90);
+  await push('sent-lately', 'sent', 29);
+  t.equal((await pruneExpired(api.db, clock)).pushDeliveries, 2);
+  const left = await api.db.selectFrom('push_deliveries').select('payload').where('user_id', '=', user.id).orderBy('payload').execute();
+  t.same(left.map((r) => r.payload), ['pending-forever', 'sent-lately']);
 });

@@ -37,6 +37,7 @@ import * as m032 from './032_app_key.js';
 import * as m033 from './033_user_versions.js';
 import * as m034 from './034_webhooks.js';
 import * as m035 from './035_file_blobs.js';
+import * as m036 from './036_push_subscriptions.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '033_user_versions': m033,
   '034_webhooks': m034,
   '035_file_blobs': m035,
+  '036_push_subscriptions': m036,
 };

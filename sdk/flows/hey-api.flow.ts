@@ -142,6 +142,10 @@ import {
   rotateWebhookSecret,
   listWebhookDeliveries,
   redeliverWebhook,
+  getPushServer,
+  listPushSubscriptions,
+  registerPushSubscription,
+  deletePushSubscription,
 } from '../generated/hey-api/index.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -431,6 +435,19 @@ async function webhooks(client: Client) {
   await deleteWebhookEndpoint({ client, path: { id: endpoint.id } });
 }
 
+async function push(client: Client) {
+  const server = must((await getPushServer({ client })).data, 'push server').data;
+  console.log('applicationServerKey:', server.vapid_public_key, server.kinds);
+  // what a browser's PushSubscription.toJSON() gives, posted as it is
+  const browser = { endpoint: 'https://push.example.net/send/abc', expirationTime: null, keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' } };
+  const subscription = must((await registerPushSubscription({ client, body: browser })).data, 'subscribe').data;
+  await registerPushSubscription({ client, body: { kind: 'fcm', token: 'device-registration-token' } });
+  await registerPushSubscription({ client, body: { kind: 'ntfy', endpoint: 'https://ntfy.sh/my-finance-alerts' } });
+  const listed = must((await listPushSubscriptions({ client, query: { limit: 20 } })).data, 'subscriptions').data;
+  for (const item of listed.data) console.log(item.kind, item.endpoint ?? item.token, item.last_error);
+  await deletePushSubscription({ client, path: { id: subscription.id } });
+}
+
 export async function flow(): Promise<void> {
   const anonymous = createClient({ baseUrl: 'http://localhost:3000/api' });
   const token = await accounts(anonymous);
@@ -442,6 +459,7 @@ export async function flow(): Promise<void> {
   await assistant(client);
   await admin(client);
   await webhooks(client);
+  await push(client);
   await deleteWallet({ client, path: { id: context.wallet.id } });
   await logoutUser({ client });
   await logoutUserV1({ client: anonymous });

@@ -333,6 +333,19 @@ async function webhooks(client: Client) {
   await client.DELETE('/v1/webhooks/{id}', { params: { path: { id: endpoint.id } } });
 }
 
+async function push(client: Client) {
+  const server = must((await client.GET('/v1/push/server')).data, 'push server').data;
+  console.log('applicationServerKey:', server.vapid_public_key, server.kinds);
+  // what a browser's PushSubscription.toJSON() gives, posted as it is
+  const browser = { endpoint: 'https://push.example.net/send/abc', expirationTime: null, keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' } };
+  const subscription = must((await client.POST('/v1/push/subscriptions', { body: browser })).data, 'subscribe').data;
+  await client.POST('/v1/push/subscriptions', { body: { kind: 'fcm', token: 'device-registration-token' } });
+  await client.POST('/v1/push/subscriptions', { body: { kind: 'ntfy', endpoint: 'https://ntfy.sh/my-finance-alerts' } });
+  const listed = must((await client.GET('/v1/push/subscriptions', { params: { query: { limit: 20 } } })).data, 'subscriptions').data;
+  for (const item of listed.data) console.log(item.kind, item.endpoint ?? item.token, item.last_error);
+  await client.DELETE('/v1/push/subscriptions/{id}', { params: { path: { id: subscription.id } } });
+}
+
 export async function flow(): Promise<void> {
   const anonymous = createClient<paths>({ baseUrl: 'http://localhost:3000/api' });
   const token = await accounts(anonymous);
@@ -344,6 +357,7 @@ export async function flow(): Promise<void> {
   await assistant(client);
   await admin(client);
   await webhooks(client);
+  await push(client);
   await client.DELETE('/v1/wallets/{id}', { params: { path: { id: context.wallet.id } } });
   await client.POST('/logout');
   await anonymous.POST('/v1/logout');

@@ -57,6 +57,8 @@ const PATTERNS: Record<string, (rng: Rng) => string> = {
   // webhook endpoint URLs: public, internal (refused), with credentials (refused)
   '^[Hh][Tt][Tt][Pp][Ss]?://': (rng) =>
     rng.pick(['https://hooks.example.com/finance', 'HTTP://hooks.example.org/x?y=1', 'http://10.0.0.1/hook', 'https://user:pw@hooks.example.com/', 'http://[::1]/']),
+  // FCM device tokens
+  '^\\S+$': (rng) => rng.pick(['fcm-token:APA91bHun4MxP5eg', `fcm-token-${rng.int(1, 20)}`, 'bad token']),
   // base64 file contents, bare or as a data: URL (a 1-pixel GIF and a tiny PDF)
   '^(data:[-\\w.+/]+;base64,)?[A-Za-z0-9+/\\s]+={0,2}$': (rng) =>
     rng.pick(['R0lGODlhAQABAAAAACw=', 'data:image/gif;base64,R0lGODlhAQABAAAAACw=', 'data:application/pdf;base64,JVBERi0xLjQK']),
@@ -71,6 +73,10 @@ const BY_NAME: Record<string, (rng: Rng) => unknown> = {
   new_password: () => 'another horse battery',
   new_password_confirmation: () => 'another horse battery',
   currency: (rng) => rng.pick(['EUR', 'EUR', 'USD']),
+  // push subscriptions: a browser's endpoint and keys (one real P-256 point), ntfy topics, refused URLs
+  endpoint: (rng) => rng.pick(['https://push.example.net/send/fuzz', 'https://ntfy.sh/finance-fuzz', `https://push.example.net/send/${rng.int(1, 20)}`, 'http://10.0.0.1/push']),
+  p256dh: (rng) => rng.pick(['BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', 'not-a-key']),
+  auth: (rng) => rng.pick(['tBHItJI5svbpez7KI4CCXg', 'c2hvcnQ']),
 };
 
 const WORDS = ['rent', 'lunch', 'Salaire', 'café', 'Überweisung', '東京', 'مطعم', '🚗 fuel', 'a b c', 'x'];

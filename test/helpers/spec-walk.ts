@@ -195,6 +195,7 @@ const KIND_BY_SEGMENT: Record<string, string> = {
   import: 'import-session',
   ai: 'chat',
   webhooks: 'webhook-endpoint',
+  push: 'push-subscription',
 };
 
 /** Parameters named after what they hold. */

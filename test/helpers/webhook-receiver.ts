@@ -1,4 +1,4 @@
-// A webhook receiver on 127.0.0.1 for tests: records every request (headers, raw body, when it
+// A webhook (or push service) receiver on 127.0.0.1 for tests: records every request (headers, raw body, when it
 // arrived) and answers as its current `behaviour` says: ok, a status, hang (never answer),
 // slow (answer after a delay), close (drop the connection), redirect.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -7,6 +7,9 @@ import type { AddressInfo } from 'node:net';
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body's bytes (an encrypted Web Push body is no text). */
+  raw: Buffer;
+  url: string;
   at: number;
 }
 
@@ -26,7 +29,8 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() });
+      const raw = Buffer.concat(chunks);
+      received.push({ headers: req.headers, body: raw.toString('utf8'), raw, url: req.url ?? '', at: performance.now() });
       const behaviour = receiver.behaviour;
       if (behaviour.kind === 'hang') return;
       if (behaviour.kind === 'close') return req.socket.destroy();
