@@ -1,8 +1,8 @@
 // Push: the caller's subscriptions (an addition to the interface; docs/push.md) and what a
 // browser needs to subscribe. Pushes themselves are queued by notifyUser
 // (db/notification-delivery.ts) and sent by the deliver-push job.
-import { createPublicKey } from 'node:crypto';
 import { deleteSubscription, subscriptionPage, upsertSubscription, type SubscriptionValues } from '../db/push-subscriptions.js';
+import { base64Bytes, isP256Point } from '../domain/push-keys.js';
 import type { components } from '../generated/api.js';
 import { created, done, ok } from '../server/envelope.js';
 import { HttpError, notFound, validationFailed, type FieldErrors } from '../server/errors.js';
@@ -13,23 +13,6 @@ import { checkedTargetUrl } from './shared/target-url.js';
 import { toPushSubscription } from './views/push.js';
 
 type SubscriptionRequest = components['schemas']['PushSubscriptionRequest'];
-
-/** Standard or URL-safe base64, with or without padding, as bytes; undefined when it is neither. */
-function base64Bytes(text: string): Buffer | undefined {
-  const urlSafe = text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  return /^[A-Za-z0-9_-]+$/.test(urlSafe) ? Buffer.from(urlSafe, 'base64url') : undefined;
-}
-
-/** Whether the bytes are an uncompressed point on P-256 (what a browser's p256dh is). */
-function isP256Point(bytes: Buffer): boolean {
-  if (bytes.length !== 65 || bytes[0] !== 4) return false;
-  try {
-    createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: bytes.subarray(1, 33).toString('base64url'), y: bytes.subarray(33).toString('base64url') }, format: 'jwk' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The request checked for its kind, as stored; 422 keyed by every field that is wrong. */
 function subscriptionValues(body: SubscriptionRequest, services: AppServices): SubscriptionValues {
