@@ -45,14 +45,40 @@ export async function recordWebhookEvent(
   subjectId: number,
   at: Date,
 ): Promise<string | undefined> {
+  return (await recordWebhookEvents(trx, userId, kind, [subjectId], at))[0];
+}
+
+/** Rows per INSERT of a bulk record (events carry 5 parameters each; PostgreSQL allows 65,535). */
+const INSERT_ROWS = 2000;
+
+/**
+ * One event of `kind` per record of `subjectIds` (a batch writer's, e.g. an import's 2,000
+ * rows): a few statements, not a few per record. Returns the events' ids in the records'
+ * order, none when no active endpoint of the user wants the kind.
+ */
+export async function recordWebhookEvents(
+  trx: Kysely<Database>,
+  userId: number,
+  kind: WebhookEventKind,
+  subjectIds: number[],
+  at: Date,
+): Promise<string[]> {
   const targets = (await activeEndpointsOf(trx, userId)).filter((endpoint) => endpoint.event_kinds.includes(kind));
-  if (targets.length === 0) return undefined;
-  const id = randomUUID();
-  await trx.insertInto('webhook_events').values({ id, user_id: userId, kind, subject_id: subjectId, created_at: at }).execute();
-  await trx
-    .insertInto('webhook_deliveries')
-    .values(targets.map((endpoint) => ({ user_id: userId, endpoint_id: endpoint.id, event_id: id, next_attempt_at: at, created_at: at, updated_at: at })))
-    .execute();
+  if (targets.length === 0 || subjectIds.length === 0) return [];
+  const ids = subjectIds.map(() => randomUUID());
+  for (let start = 0; start < ids.length; start += INSERT_ROWS) {
+    const chunk = ids.slice(start, start + INSERT_ROWS);
+    await trx
+      .insertInto('webhook_events')
+      .values(chunk.map((id, i) => ({ id, user_id: userId, kind, subject_id: subjectIds[start + i], created_at: at })))
+      .execute();
+    const deliveries = chunk.flatMap((id) =>
+      targets.map((endpoint) => ({ user_id: userId, endpoint_id: endpoint.id, event_id: id, next_attempt_at: at, created_at: at, updated_at: at })),
+    );
+    for (let from = 0; from < deliveries.length; from += INSERT_ROWS) {
+      await trx.insertInto('webhook_deliveries').values(deliveries.slice(from, from + INSERT_ROWS)).execute();
+    }
+  }
   nudgeAfterCommit(DELIVER_WEBHOOKS_JOB);
-  return id;
+  return ids;
 }
