@@ -3,7 +3,7 @@
 // user that wants its kind (migration 034). A user without endpoints costs one indexed lookup per
 // database transaction: the answer is kept for the rest of that transaction.
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { WebhookEventKind } from '../domain/webhook-events.js';
 import { DELIVER_WEBHOOKS_JOB } from './job-names.js';
 import { nudgeAfterCommit } from './job-nudges.js';
@@ -48,13 +48,12 @@ export async function recordWebhookEvent(
   return (await recordWebhookEvents(trx, userId, kind, [subjectId], at))[0];
 }
 
-/** Rows per INSERT of a bulk record (events carry 5 parameters each; PostgreSQL allows 65,535). */
-const INSERT_ROWS = 2000;
-
 /**
- * One event of `kind` per record of `subjectIds` (a batch writer's, e.g. an import's 2,000
- * rows): a few statements, not a few per record. Returns the events' ids in the records'
- * order, none when no active endpoint of the user wants the kind.
+ * One event of `kind` per record of `subjectIds` (one, or a batch writer's 2,000 rows of an
+ * import) and a delivery per event and endpoint, in two statements whatever their number: the
+ * values go as arrays through unnest (a VALUES list binds a parameter per column and row,
+ * several times slower to parse for a batch). Returns the events' ids in the records' order,
+ * none when no active endpoint of the user wants the kind.
  */
 export async function recordWebhookEvents(
   trx: Kysely<Database>,
@@ -66,19 +65,17 @@ export async function recordWebhookEvents(
   const targets = (await activeEndpointsOf(trx, userId)).filter((endpoint) => endpoint.event_kinds.includes(kind));
   if (targets.length === 0 || subjectIds.length === 0) return [];
   const ids = subjectIds.map(() => randomUUID());
-  for (let start = 0; start < ids.length; start += INSERT_ROWS) {
-    const chunk = ids.slice(start, start + INSERT_ROWS);
-    await trx
-      .insertInto('webhook_events')
-      .values(chunk.map((id, i) => ({ id, user_id: userId, kind, subject_id: subjectIds[start + i], created_at: at })))
-      .execute();
-    const deliveries = chunk.flatMap((id) =>
-      targets.map((endpoint) => ({ user_id: userId, endpoint_id: endpoint.id, event_id: id, next_attempt_at: at, created_at: at, updated_at: at })),
-    );
-    for (let from = 0; from < deliveries.length; from += INSERT_ROWS) {
-      await trx.insertInto('webhook_deliveries').values(deliveries.slice(from, from + INSERT_ROWS)).execute();
-    }
-  }
+  await sql`
+    insert into webhook_events (id, user_id, kind, subject_id, created_at)
+    select e.id, ${userId}, ${kind}, e.subject_id, ${at}
+      from unnest(${ids}::uuid[], ${subjectIds}::bigint[]) as e(id, subject_id)`.execute(trx);
+  // deliveries in the events' order: the job sends an endpoint's due deliveries by id
+  await sql`
+    insert into webhook_deliveries (user_id, endpoint_id, event_id, next_attempt_at, created_at, updated_at)
+    select ${userId}, d.endpoint_id, e.id, ${at}, ${at}, ${at}
+      from unnest(${ids}::uuid[]) with ordinality as e(id, n)
+     cross join unnest(${targets.map((endpoint) => endpoint.id)}::bigint[]) with ordinality as d(endpoint_id, m)
+     order by e.n, d.m`.execute(trx);
   nudgeAfterCommit(DELIVER_WEBHOOKS_JOB);
   return ids;
 }
