@@ -67,12 +67,12 @@ export async function recordWebhookEvents(
   const ids = subjectIds.map(() => randomUUID());
   await sql`
     insert into webhook_events (id, user_id, kind, subject_id, created_at)
-    select e.id, ${userId}, ${kind}, e.subject_id, ${at}
+    select e.id, ${userId}::bigint, ${kind}::text, e.subject_id, ${at}::timestamptz
       from unnest(${ids}::uuid[], ${subjectIds}::bigint[]) as e(id, subject_id)`.execute(trx);
   // deliveries in the events' order: the job sends an endpoint's due deliveries by id
   await sql`
     insert into webhook_deliveries (user_id, endpoint_id, event_id, next_attempt_at, created_at, updated_at)
-    select ${userId}, d.endpoint_id, e.id, ${at}, ${at}, ${at}
+    select ${userId}::bigint, d.endpoint_id, e.id, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
       from unnest(${ids}::uuid[]) with ordinality as e(id, n)
      cross join unnest(${targets.map((endpoint) => endpoint.id)}::bigint[]) with ordinality as d(endpoint_id, m)
      order by e.n, d.m`.execute(trx);

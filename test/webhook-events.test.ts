@@ -120,6 +120,7 @@ t.test('import.completed: a CSV upload announces its rows, then itself once ever
   const user = await api.newUser();
   const { hooks } = await receiverFor(t, user, ['transaction.created', 'transfer.created', 'import.completed']);
   const { hooks: unsubscribed } = await receiverFor(t, user, ['import.confirmed', 'transfer.updated']);
+  const { hooks: second } = await receiverFor(t, user, ['transaction.created']);
   const importId = await uploadCsv(
     user,
     [
@@ -146,6 +147,8 @@ t.test('import.completed: a CSV upload announces its rows, then itself once ever
     t.same(hook.data, await get(user, `/transactions/${hook.data.id}`), `transaction ${hook.data.id} as GET shows it`);
   }
   t.same(unsubscribed(), [], 'an endpoint that chose other kinds gets nothing');
+  const rowEvents = (list: Hook[]) => list.filter((h) => h.kind === 'transaction.created').map((h) => h.id).sort();
+  t.same(rowEvents(second()), rowEvents(received), 'a second endpoint gets the same row events');
 });
 
 async function analysedSession(user: User, csv: string): Promise<number> {
