@@ -141,7 +141,8 @@ export async function insertTransferWithLegs(
 /**
  * Writes the changed values of a transfer to its row and its live legs. Only the values given
  * are written (Kysely leaves out undefined properties of `set`), so a change of date alone
- * never rewrites the legs' wallets or amounts.
+ * never rewrites the legs' wallets or amounts. Records transfer.updated (the legs are not
+ * announced as transactions).
  */
 export async function updateTransferWithLegs(
   trx: Transaction<Database>,
@@ -173,9 +174,14 @@ export async function updateTransferWithLegs(
       .where('deleted_at', 'is', null)
       .execute();
   }
+  await recordWebhookEvent(trx, userId, 'transfer.updated', transferId, columns.updated_at);
 }
 
-/** Soft-deletes legs (tombstones for sync feeds, like the transfer itself). */
-export async function softDeleteLegs(trx: Transaction<Database>, userId: number, legs: Leg[], now: Date): Promise<void> {
+/**
+ * Soft-deletes the legs of a transfer being deleted (tombstones for sync feeds, like the
+ * transfer itself, which the shared delete flow soft-deletes) and records transfer.deleted.
+ */
+export async function deleteTransferLegs(trx: Transaction<Database>, userId: number, transferId: number, legs: Leg[], now: Date): Promise<void> {
   for (const leg of legs) await softDelete(trx, 'transactions', userId, leg.id, now);
+  await recordWebhookEvent(trx, userId, 'transfer.deleted', transferId, now);
 }

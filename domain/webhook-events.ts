@@ -8,9 +8,13 @@ export const WEBHOOK_EVENT_KINDS = [
   'transaction.updated',
   'transaction.deleted',
   'transfer.created',
+  'transfer.updated',
+  'transfer.deleted',
   'budget.threshold_crossed',
   'budget.period_closed',
   'reminder.fired',
+  'import.confirmed',
+  'import.completed',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];

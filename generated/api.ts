@@ -5026,10 +5026,10 @@ export interface components {
             data: components["schemas"]["ChatMessage"];
         };
         /**
-         * @description What happened. `transaction.*`: an income or expense (transfer legs are announced by `transfer.created`); `budget.threshold_crossed`: a write moved a budget past its `threshold_percent` (once per window); `budget.period_closed`: a window was closed (close-period or the scheduled close); `reminder.fired`: a reminder came due.
+         * @description What happened. `transaction.*`: an income or expense (transfer legs are announced by `transfer.*`); `budget.threshold_crossed`: a write moved a budget past its `threshold_percent` (once per window); `budget.period_closed`: a window was closed (close-period or the scheduled close); `reminder.fired`: a reminder came due; `import.confirmed`: a confirm of an import session finished and created transactions (the session with its counts); `import.completed`: every row of a CSV upload (POST /v1/import) was handled (the import as GET /v1/imports lists it).
          * @enum {string}
          */
-        WebhookEventKind: "transaction.created" | "transaction.updated" | "transaction.deleted" | "transfer.created" | "budget.threshold_crossed" | "budget.period_closed" | "reminder.fired";
+        WebhookEventKind: "transaction.created" | "transaction.updated" | "transaction.deleted" | "transfer.created" | "transfer.updated" | "transfer.deleted" | "budget.threshold_crossed" | "budget.period_closed" | "reminder.fired" | "import.confirmed" | "import.completed";
         /** @description An address that receives the caller's events of the chosen kinds as signed POST requests (see docs/webhooks.md). The secret is shown only when it is made (create, rotate-secret). */
         WebhookEndpoint: {
             id: number;

@@ -12,7 +12,6 @@ import {
   findSession,
   insertSession,
   lockUnconfirmedSession,
-  markSessionConfirmed,
   replaceSuggestions,
   sessionPage,
   suggestionCounts,
@@ -36,7 +35,7 @@ import { conflict, invalidField, notFound, validationFailed, type FieldErrors } 
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import type { UploadedFile } from '../server/multipart.js';
 import { readStoredBytes } from '../server/storage.js';
-import { afterConfirm, checkConfirmRequest, confirmItem, type ItemOutcome } from './shared/import-confirm.js';
+import { checkConfirmRequest, confirmItem, sessionConfirmed, type ItemOutcome } from './shared/import-confirm.js';
 import { checkedSuggestions, readCsvUpload, rereadCsvSession, surveyBankUpload } from './shared/import-analysis.js';
 import { pageRequest } from './shared/records.js';
 import { csvReadingOf, statementBalancesOf, toImportSession } from './views/import-session.js';
@@ -111,12 +110,19 @@ function checkCsvHead(decoded: DecodedText): void {
 
 const extensionOf = (fileName: string) => path.extname(fileName).slice(1).toLowerCase();
 
-/** The caller's session with its suggestions (all, or the range asked for), or 404. */
-async function presentSession(db: Kysely<Database>, userId: number, sessionId: number, range: { from?: number; limit?: number } = {}) {
+/** The user's session as GET shows it, with its suggestions (all, or the range asked for); undefined when there is none. */
+export async function sessionView(db: Kysely<Database>, userId: number, sessionId: number, range: { from?: number; limit?: number } = {}) {
   const session = await findSession(db, userId, sessionId);
-  if (!session) throw notFound(SESSION);
+  if (!session) return undefined;
   const [suggestions, counts] = await Promise.all([suggestionsOf(db, [session.id], range), suggestionCounts(db, [session.id])]);
   return toImportSession(session, suggestions.get(session.id)!, counts.get(session.id)!);
+}
+
+/** The caller's session with its suggestions (all, or the range asked for), or 404. */
+async function presentSession(db: Kysely<Database>, userId: number, sessionId: number, range: { from?: number; limit?: number } = {}) {
+  const view = await sessionView(db, userId, sessionId, range);
+  if (!view) throw notFound(SESSION);
+  return view;
 }
 
 export const importSessionHandlers = {
@@ -197,10 +203,7 @@ export const importSessionHandlers = {
     }, { db, userId: user.id });
     const count = (status: ItemOutcome['status']) => results.filter((result) => result.status === status).length;
     const [createdCount, alreadyCount, skippedCount, failedCount] = [count('created'), count('already_imported'), count('skipped_duplicate'), count('failed')];
-    if (createdCount > 0) {
-      await markSessionConfirmed(db, session.id, services.now());
-      await afterConfirm(db, session, services.now());
-    }
+    if (createdCount > 0) await db.transaction().execute((trx) => sessionConfirmed(trx, session, services.now()));
     const message =
       failedCount === 0 ? 'All transactions imported successfully.' : createdCount === 0 ? 'Import failed. No transactions were created.' : 'Import completed with some errors.';
     return ok(

@@ -1,7 +1,8 @@
 // Refunds: an income marked as money given back, optionally for one of the caller's expenses.
 // The refunds row (the synced record) and the transaction's flags (is_refund,
 // refund_of_transaction_id, which budgets read) change together in one database transaction,
-// under the income's row lock. Balances never move: the income already counted. Unmarking, or
+// under the income's row lock, and the income's transaction.updated is recorded with them (its
+// view shows the flags). Balances never move: the income already counted. Unmarking, or
 // re-marking for another expense, raises the formerly refunded expense's budgets' net
 // spending, so it checks their alerts.
 import type { Transaction } from 'kysely';
@@ -10,6 +11,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Database } from '../db/schema.js';
 import { clientIdColumns, findByClientId, findLive, selectSynced, softDelete } from '../db/sync.js';
 import { lockLiveTransaction } from '../db/transactions.js';
+import { recordWebhookEvent } from '../db/webhook-outbox.js';
 import type { ClientId } from '../domain/client-id.js';
 import { done, ok } from '../server/envelope.js';
 import { invalidField, notFound } from '../server/errors.js';
@@ -67,6 +69,7 @@ export const refundHandlers = {
           .set({ is_refund: false, refund_of_transaction_id: null, updated_at: now, last_synced_at: now })
           .where('id', '=', income.id)
           .execute();
+        await recordWebhookEvent(trx, user.id, 'transaction.updated', income.id, now);
         // the expense it refunded counts in full again
         await alert(trx, user.id, income.id);
       }),
@@ -125,6 +128,7 @@ async function markRefund(
     .set({ is_refund: true, refund_of_transaction_id: refundedId, updated_at: now, last_synced_at: now })
     .where('id', '=', income.id)
     .execute();
+  await recordWebhookEvent(trx, userId, 'transaction.updated', income.id, now);
   // the expense it refunded until now counts in full again
   const formerOriginal = existing?.deleted_at ? null : existing?.original_transaction_id;
   if (formerOriginal && formerOriginal !== refundedId) await alert(trx, userId, formerOriginal);

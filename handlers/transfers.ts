@@ -9,11 +9,11 @@ import type { Database } from '../db/schema.js';
 import { clientIdColumns } from '../db/sync.js';
 import { selectWallets, walletTotals } from '../db/wallets.js';
 import {
+  deleteTransferLegs,
   insertTransferWithLegs,
   liveLegs,
   lockLiveTransfer,
   selectTransfers,
-  softDeleteLegs,
   transactionClientIdTaken,
   updateTransferWithLegs,
   type Leg,
@@ -92,7 +92,7 @@ export const transferHandlers = {
       const legs = await liveLegs(trx, ctx.user.id, current.id);
       const now = ctx.services.now();
       await moveBalances(trx, ctx.user.id, { revert: legs.map(effectOfLeg) }, now);
-      await softDeleteLegs(trx, ctx.user.id, legs, now);
+      await deleteTransferLegs(trx, ctx.user.id, current.id, legs, now);
     }),
 } satisfies Partial<Handlers>;
 

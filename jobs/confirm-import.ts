@@ -7,14 +7,14 @@
 // worker passes it by) and its suggestions, writes them, marks them imported and moves the
 // run's `next_index` in one commit, so a crash loses only the batch in flight and the next run
 // resumes after the last commit; a suggestion already imported (by an earlier batch, or a
-// small confirm that got its lock first) is counted `already_imported` and left alone.
+// small confirm that got its lock first) is counted `already_imported` and left alone. The last
+// batch's commit also ends the confirm (sessionConfirmed: import.confirmed recorded with it).
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
 import { lockConfirmRun, lockSuggestionBatch, runAfterBatch, runningConfirmIds, saveConfirmRun } from '../db/import-confirm-runs.js';
-import { findSession } from '../db/import-sessions.js';
 import { CONFIRM_IMPORT_JOB } from '../db/job-names.js';
 import { CONFIRM_BATCH, confirmSuggestionBatch } from '../handlers/shared/import-confirm-batch.js';
-import { afterConfirm, type ConfirmItem } from '../handlers/shared/import-confirm.js';
+import { sessionConfirmed, type ConfirmItem } from '../handlers/shared/import-confirm.js';
 import { statementBalancesOf } from '../handlers/views/import-session.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
 
@@ -45,7 +45,7 @@ export async function runConfirm(ctx: JobContext, sessionId: number, options: { 
   if (!head) return;
   const userId = head.user_id;
   const timeZone = await userTimeZoneOrUtc(db, userId);
-  const finished = await withBudgetAlerts(
+  await withBudgetAlerts(
     services,
     log,
     async (alert) => {
@@ -61,6 +61,7 @@ export async function runConfirm(ctx: JobContext, sessionId: number, options: { 
           const counts = await confirmSuggestionBatch(trx, { db, userId, session, balances: statementBalancesOf(session), request, timeZone, now, alert, log }, batch, items);
           const next = runAfterBatch(run, batch, counts, batch.length < CONFIRM_BATCH, now);
           await saveConfirmRun(trx, sessionId, next, now);
+          if (next.state === 'done' && next.created_count > 0) await sessionConfirmed(trx, session, now);
           return next;
         });
         if (!step || step.state === 'done' || batches === options.batches) return step;
@@ -68,9 +69,4 @@ export async function runConfirm(ctx: JobContext, sessionId: number, options: { 
     },
     { db, userId },
   );
-  if (finished?.state === 'done' && finished.created_count > 0) {
-    // the statement's closing balances compared, the CSV mapping remembered (as a small confirm does)
-    const session = await findSession(db, userId, sessionId);
-    if (session) await afterConfirm(db, session, services.now());
-  }
 }

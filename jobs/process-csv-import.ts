@@ -16,13 +16,14 @@
 // moved once); a transfer pair, or every row of a batch whose bulk write hit an unexpected
 // error, runs under its own savepoint: a row that fails is rolled back alone and recorded in
 // failed_imports with its raw cells and the real reason. Once every row is handled the import
-// is `completed` and its upload removed.
+// is `completed` (and import.completed recorded, in that commit) and its upload removed.
 import path from 'node:path';
 import { sql, type Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { importUpload, insertFailedRows, lockImport, unfinishedImportIds, updateImport, type NewFailedRow } from '../db/imports.js';
 import type { Database } from '../db/schema.js';
+import { recordWebhookEvent } from '../db/webhook-outbox.js';
 import { CsvReadError } from '../domain/import-rows.js';
 import { openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../domain/statements/csv-stream.js';
 import { importEntries } from '../handlers/shared/import-batch.js';
@@ -125,6 +126,7 @@ async function importRows(ctx: JobContext, importId: number, source: { file: Csv
         position += rows;
         await insertFailedRows(trx, write.userId, importId, failed, now);
         await updateImport(trx, importId, { status: done ? 'completed' : 'processing', progress: position, num_rows: source.layout.rows }, now);
+        if (done) await recordWebhookEvent(trx, write.userId, 'import.completed', importId, now);
         return done ? 'done' : 'more';
       });
       if (step !== 'more') return;

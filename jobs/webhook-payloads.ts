@@ -2,6 +2,7 @@
 // shows it (the same views as GET of that record), read when the event is first sent.
 import type { Kysely } from 'kysely';
 import { selectBudgets } from '../db/budgets.js';
+import { findFileImport } from '../db/imports.js';
 import { selectPeriodStates } from '../db/budget-period-states.js';
 import type { Database } from '../db/schema.js';
 import { selectSynced } from '../db/sync.js';
@@ -10,9 +11,11 @@ import { selectTransactions } from '../db/transactions.js';
 import type { WebhookEventsTable } from '../db/webhook-schema.js';
 import type { WebhookEventKind } from '../domain/webhook-events.js';
 import { present as presentBudgets } from '../handlers/budgets.js';
+import { sessionView } from '../handlers/import-sessions.js';
 import { present as presentTransactions } from '../handlers/transactions.js';
 import { attachWallets } from '../handlers/transfers.js';
 import { toBudgetPeriodState } from '../handlers/views/budget.js';
+import { toFileImport } from '../handlers/views/import.js';
 import { toReminder } from '../handlers/views/reminder.js';
 import { toTransfer } from '../handlers/views/transfer.js';
 import type { Selectable } from 'kysely';
@@ -25,15 +28,19 @@ const transaction: Reader = async (ctx, id) => {
   return rows.length ? (await presentTransactions(ctx, rows))[0] : null;
 };
 
+const transfer: Reader = async (ctx, id) => {
+  const rows = await selectTransfers(ctx.db, ctx.user.id).where('transfers.id', '=', id).execute();
+  return rows.length ? (await attachWallets(ctx.db, ctx.user.id, rows.map(toTransfer)))[0] : null;
+};
+
 /** Per kind, how the record is read (deleted records included: a tombstone shows `deleted_at`). */
 const readers: Record<WebhookEventKind, Reader> = {
   'transaction.created': transaction,
   'transaction.updated': transaction,
   'transaction.deleted': transaction,
-  'transfer.created': async (ctx, id) => {
-    const rows = await selectTransfers(ctx.db, ctx.user.id).where('transfers.id', '=', id).execute();
-    return rows.length ? (await attachWallets(ctx.db, ctx.user.id, rows.map(toTransfer)))[0] : null;
-  },
+  'transfer.created': transfer,
+  'transfer.updated': transfer,
+  'transfer.deleted': transfer,
   'budget.threshold_crossed': async (ctx, id) => {
     const rows = await selectBudgets(ctx.db, ctx.user.id).where('budgets.id', '=', id).execute();
     return rows.length ? (await presentBudgets(ctx, rows))[0] : null;
@@ -45,6 +52,12 @@ const readers: Record<WebhookEventKind, Reader> = {
   'reminder.fired': async (ctx, id) => {
     const row = await selectSynced(ctx.db, 'reminders', ctx.user.id).where('reminders.id', '=', id).executeTakeFirst();
     return row ? toReminder(row) : null;
+  },
+  // the session with its counts, not its suggestions: a statement's can be 100,000 (GET with suggestions_limit=0)
+  'import.confirmed': async (ctx, id) => (await sessionView(ctx.db, ctx.user.id, id, { limit: 0 })) ?? null,
+  'import.completed': async (ctx, id) => {
+    const row = await findFileImport(ctx.db, ctx.user.id, id);
+    return row ? toFileImport(row) : null;
   },
 };
 

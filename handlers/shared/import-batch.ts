@@ -2,12 +2,14 @@
 // rules of importEntry row by row but without a round trip per row: names resolved once per
 // distinct wallet, party and category, the overdraft rule walked in file order over the locked
 // balances, the rows inserted a few thousand per statement, and each wallet's balance moved
-// once through moveBalances. A row that breaks a rule gets its reason and writes nothing.
+// once through moveBalances, their transaction.created events recorded together. A row that
+// breaks a rule gets its reason and writes nothing.
 import { sql, type Transaction } from 'kysely';
 import { lockWallets, negativeBalanceAllowed } from '../../db/balances.js';
 import { findOrCreateCategoryByName } from '../../db/category-names.js';
 import { findOrCreateParties } from '../../db/import-record-names.js';
 import type { Database } from '../../db/schema.js';
+import { recordWebhookEvents } from '../../db/webhook-outbox.js';
 import { balanceEffect, overdraftRefused } from '../../domain/ledger.js';
 import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
 import { checkedAmount, entryWallet, importDayStart, rejectionReason, type ImportedEntry, type ImportWriteContext } from './import-entries.js';
@@ -77,6 +79,8 @@ export async function importEntries(
   const ids: number[] = [];
   for (let start = 0; start < accepted.length; start += INSERT_ROWS) ids.push(...(await insertTransactions(trx, accepted.slice(start, start + INSERT_ROWS), ctx, partyOf)));
   accepted.forEach((row, i) => onCreated?.(row.at, ids[i]));
+  // announced one by one, as a transaction made alone is (the import's own event follows at its end)
+  await recordWebhookEvents(trx, ctx.userId, 'transaction.created', ids, ctx.now);
   const links = accepted.flatMap((row, i) => {
     const categoryId = categoryOf(row.entry);
     return categoryId === null ? [] : [{ transaction_id: ids[i], category_id: categoryId, user_id: ctx.userId }];

@@ -5,13 +5,14 @@
 // confirms at once, never creates a transaction twice.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AlertBudgets } from '../../db/budget-alerts.js';
-import { lockSuggestion, markSuggestionFailed, markSuggestionImported, mergeSessionMetadata, type ImportSessionRow, type ImportSuggestionRow } from '../../db/import-sessions.js';
+import { lockSuggestion, markSessionConfirmed, markSuggestionFailed, markSuggestionImported, mergeSessionMetadata, type ImportSessionRow, type ImportSuggestionRow } from '../../db/import-sessions.js';
 import { rememberMapping } from '../../db/import-mappings.js';
 import { findOrCreateCategoryByName } from '../../db/category-names.js';
 import { findOrCreateParty } from '../../db/import-record-names.js';
 import { findOrCreateNamedWallet } from '../../db/import-wallets.js';
 import type { Database, JsonObject } from '../../db/schema.js';
 import { findLive, missingLiveIds, type SyncedTable } from '../../db/sync.js';
+import { recordWebhookEvent } from '../../db/webhook-outbox.js';
 import { Decimal, exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
 import type { components } from '../../generated/api.js';
 import { validationFailed, type FieldErrors } from '../../server/errors.js';
@@ -232,20 +233,24 @@ async function alreadyImported(trx: Transaction<Database>, suggestion: ImportSug
 }
 
 /**
- * After a confirm: each statement account's wallet compared with the statement's closing
- * balance (kept on the session: a difference is reported, not ignored), and a CSV session's
- * mapping remembered for the user's next file with the same header.
+ * A confirm (of items, or a whole-session run's last batch) that created transactions ends, in
+ * its final database transaction: the session `confirmed`, each statement account's wallet
+ * compared with the statement's closing balance (kept on the session: a difference is
+ * reported, not ignored), a CSV session's mapping remembered for the user's next file with the
+ * same header, and import.confirmed recorded with them.
  */
-export async function afterConfirm(db: Kysely<Database>, session: ImportSessionRow, now: Date): Promise<void> {
+export async function sessionConfirmed(trx: Transaction<Database>, session: ImportSessionRow, now: Date): Promise<void> {
+  await markSessionConfirmed(trx, session.id, now);
   const balances = statementBalancesOf(session);
   if (balances.length > 0) {
-    const reconciled = await Promise.all(balances.map((balance) => reconcile(db, session.id, balance)));
-    await mergeSessionMetadata(db, session.id, { statement_balances: reconciled as unknown as JsonObject[] }, now);
+    const reconciled = await Promise.all(balances.map((balance) => reconcile(trx, session.id, balance)));
+    await mergeSessionMetadata(trx, session.id, { statement_balances: reconciled as unknown as JsonObject[] }, now);
   }
   const reading = csvReadingOf(session);
   if (reading?.header_signature) {
-    await rememberMapping(db, session.user_id, reading.header_signature, { mapping: reading.mapping, date_format: reading.date_format, decimal_separator: reading.decimal_separator }, now);
+    await rememberMapping(trx, session.user_id, reading.header_signature, { mapping: reading.mapping, date_format: reading.date_format, decimal_separator: reading.decimal_separator }, now);
   }
+  await recordWebhookEvent(trx, session.user_id, 'import.confirmed', session.id, now);
 }
 
 async function reconcile(db: Kysely<Database>, sessionId: number, balance: StatementBalance): Promise<StatementBalance> {

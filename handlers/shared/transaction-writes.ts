@@ -205,9 +205,10 @@ export async function revertTransactionEntry(trx: Transaction<Database>, userId:
   if (refund) await softDelete(trx, 'refunds', userId, refund.id, now);
 }
 
-/** Marks a transaction changed (attachments added or removed) so sync feeds carry it again. */
+/** Marks a transaction changed (attachments added or removed) so sync feeds carry it again, and webhooks announce it. */
 export async function touchTransaction(trx: Transaction<Database>, userId: number, transactionId: number, now: Date): Promise<void> {
   await trx.updateTable('transactions').set({ updated_at: now, last_synced_at: now }).where('id', '=', transactionId).where('user_id', '=', userId).execute();
+  await recordWebhookEvent(trx, userId, 'transaction.updated', transactionId, now);
 }
 
 /**

@@ -1,10 +1,13 @@
 // One run of the webhook numbers in docs/performance.md: the write path's cost per transaction
-// without and with an endpoint, and the time from commit to receipt on a loopback receiver.
+// without and with an endpoint, a CSV import's cost without and with an endpoint for its
+// events, and the time from commit to receipt on a loopback receiver.
 //   npx tsx scripts/bench/webhooks.ts   (embedded database; DATABASE_URL for PostgreSQL)
 import { deliverDueWebhooks } from '../../jobs/deliver-webhooks.js';
+import { processImport } from '../../jobs/process-csv-import.js';
 import { loadConfig } from '../../server/config.js';
 import { startApp } from '../../test/helpers/harness.js';
 import { TEST_ENV } from '../../test/helpers/test-environment.js';
+import { multipart } from '../../test/helpers/transaction-fixtures.js';
 import { startWebhookReceiver } from '../../test/helpers/webhook-receiver.js';
 
 const N = 300;
@@ -30,10 +33,40 @@ async function writeCost(label: string, token: string, walletId: number): Promis
 
 const plain = await userWithWallet();
 const subscribed = await userWithWallet();
-await api.request('POST', '/api/v1/webhooks', { token: subscribed.user.token, body: { url: 'https://hooks.example.com/x', event_kinds: ['transaction.created'] } });
+const hook = await api.request('POST', '/api/v1/webhooks', { token: subscribed.user.token, body: { url: 'https://hooks.example.com/x', event_kinds: ['transaction.created'] } });
 const without = await writeCost('no endpoint', plain.user.token, plain.walletId);
 const withEndpoint = await writeCost('one endpoint', subscribed.user.token, subscribed.walletId);
 console.log(`ratio with/without: ${(withEndpoint / without).toFixed(3)}`);
+
+// a CSV upload of IMPORT_ROWS incomes (one batch), imported by its job: with an endpoint, one
+// transaction.created per row (recorded together) and import.completed. Rounds alternate the
+// two users and the medians are compared, so a load that comes and goes hits both alike.
+const IMPORT_ROWS = 2000;
+const ROUNDS = 8;
+const csv = ['Date,Amount,Currency,Type,Payee,Account,Category,Memo', ...Array.from({ length: IMPORT_ROWS }, (_, i) => `2026-03-${String(1 + (i % 28)).padStart(2, '0')},${1 + (i % 50)}.25,EUR,income,Payer ${i % 20},Bank,,Row ${i}`)].join('\n');
+async function importCost(token: string): Promise<number> {
+  const { payload, headers } = multipart([], [{ field: 'file', filename: 'bench.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
+  const res = await api.request('POST', '/api/v1/import', { token, payload, headers });
+  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+  const started = performance.now();
+  await processImport({ db: api.db, services: api.app.services, log: api.app.log }, res.body.data.id);
+  return performance.now() - started;
+}
+await api.request('PUT', `/api/v1/webhooks/${hook.body.data.id}`, { token: subscribed.user.token, body: { event_kinds: ['transaction.created', 'import.completed'] } });
+await importCost(plain.user.token); // warm up
+await importCost(subscribed.user.token);
+const importTimes = { without: [] as number[], with: [] as number[] };
+for (let round = 0; round < ROUNDS; round++) {
+  importTimes.without.push(await importCost(plain.user.token));
+  importTimes.with.push(await importCost(subscribed.user.token));
+}
+const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+for (const [label, times] of Object.entries(importTimes)) {
+  console.log(`CSV import of ${IMPORT_ROWS} rows, ${label} an endpoint: median ${median(times).toFixed(0)} ms (${times.map((ms) => ms.toFixed(0)).join(', ')})`);
+}
+console.log(`import ratio with/without (medians): ${(median(importTimes.with) / median(importTimes.without)).toFixed(3)}`);
+// the deliveries queued above, to an address never reached, stay out of the latency runs
+await api.request('DELETE', `/api/v1/webhooks/${hook.body.data.id}`, { token: subscribed.user.token });
 
 // commit to receipt: each write is followed by a run of the job, as the nudge after commit does
 const receiver = await startWebhookReceiver();
