@@ -1,7 +1,7 @@
 // The push outbox (migration 036): `queuePushes` writes one row per subscription of the user in
 // the caller's transaction (notifyUser), and the deliver-push job claims due rows one at a time
 // (a lease on next_attempt_at, as the webhook outbox does) and records what each attempt did.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { DELIVER_PUSH_JOB } from './job-names.js';
 import { nudgeAfterCommit } from './job-nudges.js';
 import { claimOldestDue } from './outbox-claims.js';
@@ -36,9 +36,28 @@ export async function queuePushes(trx: Kysely<Database>, userId: number, message
   return subscriptions.length;
 }
 
-/** Claims the oldest due push for one attempt (a lease until `leaseUntil`, db/outbox-claims.ts). */
-export function claimDuePush(db: Kysely<Database>, now: Date, leaseUntil: Date): Promise<ClaimedPush | undefined> {
-  return claimOldestDue<ClaimedPush>(db, 'push_deliveries', now, leaseUntil);
+/** Subscriptions with a push due at `now`, leaving out `busy` ones; at most `limit`. */
+export async function subscriptionsWithDuePushes(db: Kysely<Database>, now: Date, busy: number[], limit: number): Promise<number[]> {
+  let query = db
+    .selectFrom('push_subscriptions as s')
+    .select('s.id')
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('push_deliveries as d')
+          .select(sql.lit(1).as('one'))
+          .whereRef('d.subscription_id', '=', 's.id')
+          .where('d.status', '=', 'pending')
+          .where('d.next_attempt_at', '<=', now),
+      ),
+    )
+    .limit(limit);
+  if (busy.length > 0) query = query.where('s.id', 'not in', busy);
+  return (await query.execute()).map((row) => row.id);
+}
+
+/** Claims the subscription's oldest due push for one attempt (a lease until `leaseUntil`, db/outbox-claims.ts). */
+export function claimDuePush(db: Kysely<Database>, subscriptionId: number, now: Date, leaseUntil: Date): Promise<ClaimedPush | undefined> {
+  return claimOldestDue<ClaimedPush>(db, 'push_deliveries', now, leaseUntil, sql<boolean>`subscription_id = ${subscriptionId}`);
 }
 
 export function subscriptionOf(db: Kysely<Database>, id: number): Promise<PushSubscriptionRow | undefined> {

@@ -2,13 +2,8 @@
 // with exponential backoff until it succeeds or runs out of attempts. Runs every minute, at
 // start (what a crash left pending), and after every commit that recorded an event.
 //
-// Fairness: work is handed out by endpoint, never in one queue of deliveries. Up to
-// `concurrency` endpoints are served side by side, each for a turn of at most TURN deliveries,
-// in order; whenever a turn ends the endpoint that was served least recently (one never served
-// in this run first) gets the free place. So one user's burst of thousands of events holds one
-// place at a time, another user's event waits for a free place at most one turn, and an
-// endpoint that hangs holds only its own place, for the attempt's time limit.
-import { setTimeout as delay } from 'node:timers/promises';
+// Fairness: deliveries are handed out by endpoint, a turn of at most TURN each (jobs/fair-turns.ts),
+// so one user's burst never queues another user's event behind it.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { DELIVER_WEBHOOKS_JOB } from '../db/job-names.js';
@@ -19,12 +14,11 @@ import type { JobDefinition } from '../server/jobs.js';
 import type { AppServices } from '../server/services.js';
 import { sendWebhook } from '../server/webhook-sender.js';
 import { targetPolicyFor } from '../server/webhook-targets.js';
+import { serveInTurns } from './fair-turns.js';
 import { eventBody } from './webhook-payloads.js';
 
 /** Deliveries one endpoint is served in a row before another endpoint may take its place. */
 const TURN = 20;
-/** How often a run with a free place looks for newly due endpoints. */
-const RESCAN_MS = 200;
 /** A claim outlives the attempt's time limit by this much before the delivery is due again. */
 const LEASE_MARGIN_MS = 60_000;
 
@@ -47,29 +41,12 @@ export interface WebhookRunCounts {
 export async function deliverDueWebhooks(db: Kysely<Database>, services: AppServices, log?: FastifyBaseLogger): Promise<WebhookRunCounts> {
   const { concurrency } = services.config.webhooks;
   const counts: WebhookRunCounts = { attempts: 0, succeeded: 0 };
-  const turns = new Map<number, Promise<void>>();
-  const lastServed = new Map<number, number>();
-  let served = 0;
-  for (;;) {
-    const busy = [...turns.keys()];
-    if (turns.size < concurrency) {
-      const due = await endpointsWithDueDeliveries(db, services.now(), busy, 100);
-      due.sort((a, b) => (lastServed.get(a) ?? -1) - (lastServed.get(b) ?? -1));
-      for (const endpointId of due.slice(0, concurrency - turns.size)) {
-        lastServed.set(endpointId, served++);
-        const turn = serveTurn(db, services, endpointId, counts, log).finally(() => turns.delete(endpointId));
-        turns.set(endpointId, turn);
-      }
-    }
-    if (turns.size === 0) {
-      // a turn that ended during the look was left out of it: look again before stopping
-      if (busy.length === 0) return counts;
-      continue;
-    }
-    // with a place free, look again soon: an event committed meanwhile must not wait for a
-    // slow endpoint's turn to end
-    await Promise.race(turns.size < concurrency ? [...turns.values(), delay(RESCAN_MS)] : turns.values());
-  }
+  await serveInTurns({
+    concurrency,
+    dueKeys: (busy) => endpointsWithDueDeliveries(db, services.now(), busy, 100),
+    serveTurn: (endpointId) => serveTurn(db, services, endpointId, counts, log),
+  });
+  return counts;
 }
 
 /** Up to TURN due deliveries of one endpoint, one after the other. */

@@ -4,7 +4,7 @@
 // payload; the VAPID signature verifies), to FCM's HTTP v1 API faked on 127.0.0.1 through
 // firebase-admin itself, and to an ntfy topic. Preferences decide; 404/410 remove a
 // subscription; faults are retried later; a rolled-back change sends nothing; a claimed push is
-// sent once.
+// sent once; one user's burst does not hold up another user's push.
 import { importJWK, jwtVerify } from 'jose';
 import t, { type Test } from 'tap';
 import { claimDuePush } from '../db/push-deliveries.js';
@@ -263,11 +263,11 @@ t.test('a claimed push is sent once by two workers; a claim abandoned by a dead 
   const user = await api.newUser();
   const service = await receiver(t);
   service.behaviour = { kind: 'slow', ms: 20 };
-  await subscribeBrowser(user, service);
+  const { id: subscriptionId } = await subscribeBrowser(user, service);
   for (let i = 0; i < 6; i++) await fireReminder(user, `Reminder ${i}`);
   // a worker claimed the oldest and died before sending: its lease ran out at once
   const now = new Date();
-  t.ok(await claimDuePush(api.db, now, new Date(now.getTime() - 1)));
+  t.ok(await claimDuePush(api.db, subscriptionId, now, new Date(now.getTime() - 1)));
   const [a, b] = await Promise.all([run(), run()]);
   t.equal(a.sent + b.sent, 6);
   t.equal(service.received.length, 6, 'each push arrived once');
@@ -303,4 +303,28 @@ t.test('an inactivity nudge is pushed too; a notification too large for a push l
   t.same(large.data, {}, 'the data went first');
   t.match(large.body, /^é+…$/, 'then the body was shortened');
   t.ok(service.received[1].raw.length <= 4096, `one push record (${service.received[1].raw.length} bytes)`);
+});
+
+t.test("one user's burst of pushes does not delay another user's push", async (t) => {
+  const BURST = 300;
+  const busy = await api.newUser();
+  const other = await api.newUser();
+  const flooded = await receiver(t, '/busy');
+  flooded.behaviour = { kind: 'slow', ms: 5 };
+  const quiet = await receiver(t, '/quiet');
+  await subscribe(busy, { kind: 'ntfy', endpoint: flooded.url });
+  await subscribe(other, { kind: 'ntfy', endpoint: quiet.url });
+  // thousands of reminders due in one minute, as one transaction of the reminder job makes them
+  await api.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < BURST; i++) await notifyUser(trx, busy.user.id, 'reminders', { type: 'reminder', title: `Bill ${i}`, body: 'Due today' });
+  });
+  const pending = run();
+  for (let waited = 0; flooded.received.length < 40 && waited < 10_000; waited++) await new Promise((resolve) => setTimeout(resolve, 1));
+  // committed while the burst is being sent
+  await api.db.transaction().execute((trx) => notifyUser(trx, other.user.id, 'reminders', { type: 'reminder', title: 'Rent', body: 'Due today' }));
+  await pending;
+  t.equal(flooded.received.length, BURST, 'the burst is sent in full');
+  t.equal(quiet.received.length, 1);
+  const before = flooded.received.filter((push) => push.at < quiet.received[0].at).length;
+  t.ok(before < 40 + 60, `the other user's push arrived after ${before} of the burst's ${BURST}`);
 });

@@ -52,8 +52,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call(withTimestamps)
     .addCheckConstraint('push_deliveries_status_check', oneOf('status', ['pending', 'sent', 'failed']))
     .execute();
-  // what the job scans: due rows, oldest first
-  await db.schema.createIndex('push_deliveries_due_idx').on('push_deliveries').columns(['next_attempt_at', 'id']).where(sql.ref('status'), '=', 'pending').execute();
+  // the job's look for subscriptions with pushes due, and its claims of one subscription's oldest
+  await db.schema.createIndex('push_deliveries_subscription_due_idx').on('push_deliveries').columns(['subscription_id', 'next_attempt_at', 'id']).where(sql.ref('status'), '=', 'pending').execute();
+  // the cascade when a subscription goes (finished rows too)
   await db.schema.createIndex('push_deliveries_subscription_idx').on('push_deliveries').column('subscription_id').execute();
 
   await db.schema
