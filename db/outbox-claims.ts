@@ -5,6 +5,14 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
+/** A claim outlives the attempt's time limit by this much before the row is due again. */
+const LEASE_MARGIN_MS = 60_000;
+
+/** When the lease of a claim made at `now` for an attempt of at most `attemptTimeoutMs` ends. */
+export function leaseEnd(now: Date, attemptTimeoutMs: number): Date {
+  return new Date(now.getTime() + attemptTimeoutMs + LEASE_MARGIN_MS);
+}
+
 export async function claimOldestDue<Row>(
   db: Kysely<Database>,
   table: 'webhook_deliveries' | 'push_deliveries',

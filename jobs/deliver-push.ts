@@ -4,8 +4,8 @@
 // service no longer knows (404/410) is removed with its pending pushes. Runs every minute, at
 // start (what a crash left pending), and after every commit that queued a push.
 //
-// Pushes are handed out by subscription, up to PUSH_CONCURRENCY side by side, a turn of at most
-// TURN each (jobs/fair-turns.ts): one user's burst (thousands of reminders due at once) never
+// Pushes are handed out by subscription, up to PUSH_CONCURRENCY side by side, a turn of
+// a few each (jobs/fair-turns.ts): one user's burst (thousands of reminders due at once) never
 // queues another user's push behind it, and a hanging service holds one place for at most
 // PUSH_TIMEOUT_MS per attempt. Each push is claimed under a lease past the attempt's time limit:
 // two workers never send one push at once, a worker that dies leaves it due again.
@@ -13,6 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { DELIVER_PUSH_JOB } from '../db/job-names.js';
 import { claimDuePush, recordPushAttempt, subscriptionOf, subscriptionsWithDuePushes, type ClaimedPush, type PushMessage, type PushResult } from '../db/push-deliveries.js';
+import { leaseEnd } from '../db/outbox-claims.js';
 import type { Database } from '../db/schema.js';
 import { retryDelayMs } from '../domain/webhook-events.js';
 import type { JobDefinition } from '../server/jobs.js';
@@ -21,11 +22,6 @@ import { PushSenders } from '../server/push-senders.js';
 import type { AppServices } from '../server/services.js';
 import { targetPolicyFor } from '../server/webhook-targets.js';
 import { serveInTurns } from './fair-turns.js';
-
-/** Pushes one subscription is sent in a row before another subscription may take its place. */
-const TURN = 20;
-/** A claim outlives the attempt's time limit by this much before the push is due again. */
-const LEASE_MARGIN_MS = 60_000;
 
 const senders = new WeakMap<PushConfig, PushSenders>();
 /** The senders of a configuration, made once (the FCM app among them). */
@@ -56,33 +52,21 @@ export interface PushRunCounts {
 /** Sends every due push until none is left due; returns what happened. */
 export async function deliverDuePushes(db: Kysely<Database>, services: AppServices, log?: FastifyBaseLogger): Promise<PushRunCounts> {
   const counts: PushRunCounts = { attempts: 0, sent: 0, retrying: 0, failed: 0, gone: 0 };
-  await serveInTurns({
-    concurrency: services.config.push.concurrency,
+  const { concurrency, timeoutMs } = services.config.push;
+  await serveInTurns<ClaimedPush>({
+    concurrency,
     dueKeys: (busy) => subscriptionsWithDuePushes(db, services.now(), busy, 100),
-    serveTurn: (subscriptionId) => serveTurn(db, services, subscriptionId, counts, log),
-  });
-  return counts;
-}
-
-/** Up to TURN due pushes of one subscription, one after the other. */
-async function serveTurn(db: Kysely<Database>, services: AppServices, subscriptionId: number, counts: PushRunCounts, log?: FastifyBaseLogger): Promise<void> {
-  const { timeoutMs } = services.config.push;
-  for (let i = 0; i < TURN; i++) {
-    const now = services.now();
-    const push = await claimDuePush(db, subscriptionId, now, new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS));
-    if (!push) return;
-    counts.attempts += 1;
-    try {
+    claim: (subscriptionId) => claimDuePush(db, subscriptionId, services.now(), leaseEnd(services.now(), timeoutMs)),
+    attempt: async (push) => {
+      counts.attempts += 1;
       const result = await attempt(db, services, push);
       if (result) counts[result.kind === 'retry' ? 'retrying' : result.kind] += 1;
-      // the service said the subscription is gone: its other pushes went with it
-      if (result?.kind === 'gone') return;
-    } catch (error) {
-      // a fault of ours (the database), not the service's: the lease makes it due again later
-      log?.error({ err: error, pushId: push.id }, 'a push attempt failed');
-      return;
-    }
-  }
+      // a subscription the service no longer knows went with its other pushes
+      return result !== undefined && result.kind !== 'gone';
+    },
+    onFault: (error, push) => log?.error({ err: error, pushId: push.id }, 'a push attempt failed'),
+  });
+  return counts;
 }
 
 /** One attempt of a claimed push, recorded; undefined when its subscription was deleted meanwhile. */

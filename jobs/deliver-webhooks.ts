@@ -2,11 +2,12 @@
 // with exponential backoff until it succeeds or runs out of attempts. Runs every minute, at
 // start (what a crash left pending), and after every commit that recorded an event.
 //
-// Fairness: deliveries are handed out by endpoint, a turn of at most TURN each (jobs/fair-turns.ts),
+// Fairness: deliveries are handed out by endpoint, a turn of a few each (jobs/fair-turns.ts),
 // so one user's burst never queues another user's event behind it.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { DELIVER_WEBHOOKS_JOB } from '../db/job-names.js';
+import { leaseEnd } from '../db/outbox-claims.js';
 import type { Database } from '../db/schema.js';
 import { claimNextDelivery, endpointOf, endpointsWithDueDeliveries, eventOf, fixEventPayload, recordAttempt, type AttemptResult, type ClaimedDelivery } from '../db/webhook-deliveries.js';
 import { retryDelayMs, webhookSignature } from '../domain/webhook-events.js';
@@ -16,11 +17,6 @@ import { sendWebhook } from '../server/webhook-sender.js';
 import { targetPolicyFor } from '../server/webhook-targets.js';
 import { serveInTurns } from './fair-turns.js';
 import { eventBody } from './webhook-payloads.js';
-
-/** Deliveries one endpoint is served in a row before another endpoint may take its place. */
-const TURN = 20;
-/** A claim outlives the attempt's time limit by this much before the delivery is due again. */
-const LEASE_MARGIN_MS = 60_000;
 
 export const deliverWebhooksJob: JobDefinition = {
   name: DELIVER_WEBHOOKS_JOB,
@@ -39,32 +35,20 @@ export interface WebhookRunCounts {
 
 /** Serves every endpoint with due deliveries until none is left due; returns what it did. */
 export async function deliverDueWebhooks(db: Kysely<Database>, services: AppServices, log?: FastifyBaseLogger): Promise<WebhookRunCounts> {
-  const { concurrency } = services.config.webhooks;
+  const { concurrency, timeoutMs } = services.config.webhooks;
   const counts: WebhookRunCounts = { attempts: 0, succeeded: 0 };
-  await serveInTurns({
+  await serveInTurns<ClaimedDelivery>({
     concurrency,
     dueKeys: (busy) => endpointsWithDueDeliveries(db, services.now(), busy, 100),
-    serveTurn: (endpointId) => serveTurn(db, services, endpointId, counts, log),
+    claim: (endpointId) => claimNextDelivery(db, endpointId, services.now(), leaseEnd(services.now(), timeoutMs)),
+    attempt: async (delivery) => {
+      counts.attempts += 1;
+      if (await attempt(db, services, delivery)) counts.succeeded += 1;
+      return true;
+    },
+    onFault: (error, delivery) => log?.error({ err: error, deliveryId: delivery.id }, 'a webhook delivery attempt failed'),
   });
   return counts;
-}
-
-/** Up to TURN due deliveries of one endpoint, one after the other. */
-async function serveTurn(db: Kysely<Database>, services: AppServices, endpointId: number, counts: WebhookRunCounts, log?: FastifyBaseLogger): Promise<void> {
-  const config = services.config.webhooks;
-  for (let i = 0; i < TURN; i++) {
-    const now = services.now();
-    const delivery = await claimNextDelivery(db, endpointId, now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS));
-    if (!delivery) return;
-    counts.attempts += 1;
-    try {
-      if (await attempt(db, services, delivery)) counts.succeeded += 1;
-    } catch (error) {
-      // a fault of ours (the database), not the endpoint's: the lease makes it due again later
-      log?.error({ err: error, deliveryId: delivery.id }, 'a webhook delivery attempt failed');
-      return;
-    }
-  }
 }
 
 /** One attempt of a claimed delivery, logged; true when the endpoint took it. */

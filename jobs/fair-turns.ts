@@ -8,28 +8,34 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 /** How often a run with a free place looks for newly due keys. */
 const RESCAN_MS = 200;
+/** Rows one key is served in a row before another key may take its place. */
+const TURN = 20;
 
-export interface FairTurns {
+export interface FairTurns<Row> {
   concurrency: number;
   /** Keys with rows due now, leaving out `busy` ones (a bounded number). */
   dueKeys(busy: number[]): Promise<number[]>;
-  /** One turn of the key: a few of its due rows, one after the other. */
-  serveTurn(key: number): Promise<void>;
+  /** Claims the key's oldest due row under a lease (db/outbox-claims.ts); undefined when none is due. */
+  claim(key: number): Promise<Row | undefined>;
+  /** One attempt of a claimed row, recorded; false ends the key's turn (nothing more to send to it). */
+  attempt(row: Row): Promise<boolean>;
+  /** A fault of ours (the database), not the receiver's: the turn ends, the lease makes the row due again later. */
+  onFault(error: unknown, row: Row): void;
 }
 
 /** Serves every key with due rows until none is left due. */
-export async function serveInTurns({ concurrency, dueKeys, serveTurn }: FairTurns): Promise<void> {
+export async function serveInTurns<Row>(work: FairTurns<Row>): Promise<void> {
   const turns = new Map<number, Promise<void>>();
   const lastServed = new Map<number, number>();
   let served = 0;
   for (;;) {
     const busy = [...turns.keys()];
-    if (turns.size < concurrency) {
-      const due = await dueKeys(busy);
+    if (turns.size < work.concurrency) {
+      const due = await work.dueKeys(busy);
       due.sort((a, b) => (lastServed.get(a) ?? -1) - (lastServed.get(b) ?? -1));
-      for (const key of due.slice(0, concurrency - turns.size)) {
+      for (const key of due.slice(0, work.concurrency - turns.size)) {
         lastServed.set(key, served++);
-        turns.set(key, serveTurn(key).finally(() => turns.delete(key)));
+        turns.set(key, serveTurn(work, key).finally(() => turns.delete(key)));
       }
     }
     if (turns.size === 0) {
@@ -39,6 +45,20 @@ export async function serveInTurns({ concurrency, dueKeys, serveTurn }: FairTurn
     }
     // with a place free, look again soon: a row committed meanwhile must not wait for a slow
     // key's turn to end
-    await Promise.race(turns.size < concurrency ? [...turns.values(), delay(RESCAN_MS)] : turns.values());
+    await Promise.race(turns.size < work.concurrency ? [...turns.values(), delay(RESCAN_MS)] : turns.values());
+  }
+}
+
+/** Up to TURN due rows of one key, one after the other. */
+async function serveTurn<Row>(work: FairTurns<Row>, key: number): Promise<void> {
+  for (let i = 0; i < TURN; i++) {
+    const row = await work.claim(key);
+    if (!row) return;
+    try {
+      if (!(await work.attempt(row))) return;
+    } catch (error) {
+      work.onFault(error, row);
+      return;
+    }
   }
 }
