@@ -14,7 +14,7 @@ import type { IconColumns } from './icons.js';
 import type { Database } from './schema.js';
 import type { SyncedRow } from './sync.js';
 import type { FileRow, RecurringRuleRow } from './transactions.js';
-import type { WalletTotals } from './wallets.js';
+import { ownTotals, type WalletTotals } from './wallets.js';
 
 // The nested records with their icons (the row types of their views).
 type WalletRow = SyncedRow<'wallets'> & IconColumns;
@@ -155,7 +155,7 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
   return {
     wallets: new Map(wallets.map((w) => [w.id, w])),
     // the wallet rows carry their totals (012): no second read of the same rows
-    walletTotals: new Map(wallets.map((w) => [w.id, { total_income: w.income_total, total_expense: w.expense_total }])),
+    walletTotals: new Map(wallets.map((w) => [w.id, ownTotals(w)])),
     parties: new Map(revived<PartyRow>('parties', found.parties).map((p) => [p.id, p])),
     groups: new Map(revived<GroupRow>('groups', found.groups).map((g) => [g.id, g])),
     categories: linked,

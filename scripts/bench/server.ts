@@ -21,6 +21,7 @@ import { jobs } from '../../jobs/index.js';
 import { loadConfig } from '../../server/config.js';
 import { walletsOffLedger } from '../../test/helpers/ledger-invariant.js';
 import { openBenchApp } from './bench-database.js';
+import { registerProbes } from './probes.js';
 import { BENCH_PASSWORD, ensureSeeded, registerUser, type SeedPlan } from './seed.js';
 
 const log = (line: string) => console.error(`[bench server] ${line}`);
@@ -85,6 +86,7 @@ bare.get('/bench/heap', async () => {
   (globalThis as { gc?: () => void }).gc?.();
   return { heapMb: process.memoryUsage().heapUsed / 1048576 };
 });
+registerProbes(bare);
 const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 
 console.log(
