@@ -3,15 +3,31 @@
 // - POST /bench/profile/start, POST /bench/profile/stop?file=: the service's CPU profile over
 //   that window (V8's sampling profiler through node:inspector, as `node --cpu-prof` takes it,
 //   but one file per route instead of one per process), written to `file`;
+// - GET /bench/cpu: CPU time so far of the service's process and of every PostgreSQL backend
+//   on the bench database (from /proc: the server must run on this machine), to take the
+//   difference over a window: the measure that holds on a machine loaded by other work, where
+//   a profile's samples also count the time the process waited for a core;
 // - POST /bench/statements/start, GET /bench/statements: every SQL statement the service ran
 //   in the window, grouped by text: how many, their time from the query's send to its
 //   result as pg's client saw it (wall time: the round trip, the server's work and the wait
 //   for this process's event loop), and the rows returned. pg_stat_statements would give the
 //   server's side, but it needs `shared_preload_libraries`, which the shared server lacks.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { FastifyInstance } from 'fastify';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
+import type { Database } from '../../db/schema.js';
+
+/** CPU time (ms, user + system) a process has used so far, from /proc (Linux; 0 once it is gone). */
+export function processCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks of 10 ms
+  } catch {
+    return 0;
+  }
+}
 
 export interface StatementFigures {
   label: string;
@@ -28,7 +44,11 @@ function labelOf(text: string): string {
   return `${verb} ${table}`.trim();
 }
 
-export function registerProbes(bare: FastifyInstance): void {
+export function registerProbes(bare: FastifyInstance, db: Kysely<Database>): void {
+  bare.get('/bench/cpu', async () => {
+    const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`.execute(db);
+    return { serviceMs: processCpuMs(process.pid), databaseMs: rows.reduce((sum, { pid }) => sum + processCpuMs(pid), 0) };
+  });
   const session = new Session();
   session.connect();
   bare.post('/bench/profile/start', async () => {

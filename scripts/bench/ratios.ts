@@ -96,6 +96,12 @@ async function currentTag(target: Target, route: string, token: string): Promise
 /** One more load of the route with the probes on: its CPU by bucket and its statements, per request. */
 async function probe(target: Target, token: string, route: { name: string; path: string }, dir: string): Promise<void> {
   const file = path.resolve(dir, `${route.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.cpuprofile`);
+  const cpu = async () => (await (await fetch(`${target.bare}/bench/cpu`)).json()) as { serviceMs: number; databaseMs: number };
+  // CPU first, without the profiler (its sampling costs the service CPU of its own)
+  const before = await cpu();
+  const plain = await load(target.full, { paths: [route.path], token, connections: 10, seconds: SECONDS });
+  const after = await cpu();
+  await settle(target.full, route.path, token);
   await fetch(`${target.bare}/bench/statements/start`, { method: 'POST' });
   await fetch(`${target.bare}/bench/profile/start`, { method: 'POST' });
   const run = await load(target.full, { paths: [route.path], token, connections: 10, seconds: SECONDS });
@@ -104,7 +110,12 @@ async function probe(target: Target, token: string, route: { name: string; path:
   await settle(target.full, route.path, token);
   // requests answered within the window; a few more were in flight at its ends
   const requests = Math.max(1, run.total);
-  console.log(`\n${route.name}: ${run.total} requests at 10 connections, ${run.rps.toFixed(0)} req/s; profile ${file}`);
+  const served = Math.max(1, plain.total);
+  console.log(
+    `\n${route.name}: CPU per request at 10 connections (${plain.rps.toFixed(0)} req/s, /proc): service ${((after.serviceMs - before.serviceMs) / served).toFixed(2)} ms, ` +
+      `PostgreSQL ${((after.databaseMs - before.databaseMs) / served).toFixed(2)} ms`,
+  );
+  console.log(`  profiled run: ${run.total} requests, ${run.rps.toFixed(0)} req/s; profile ${file}`);
   const { ms } = bucketProfile(JSON.parse(readFileSync(file, 'utf8')));
   for (const line of formatBuckets(ms, requests)) console.log(`  ${line}`);
   const perRequest = statements.reduce((sum, s) => sum + s.count, 0) / requests;

@@ -86,7 +86,7 @@ bare.get('/bench/heap', async () => {
   (globalThis as { gc?: () => void }).gc?.();
   return { heapMb: process.memoryUsage().heapUsed / 1048576 };
 });
-registerProbes(bare);
+registerProbes(bare, database.db);
 const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 
 console.log(
