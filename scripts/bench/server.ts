@@ -35,7 +35,7 @@ const plan: SeedPlan[] = [
 const seeded = await ensureSeeded(database.db, app, plan, log);
 // Earlier runs' import and write parts added rows since the seed's `vacuum analyze`; a server
 // with autovacuum off (this machine's CI server) would plan this run's reads from statistics
-// that lag them (docs/performance.md, "Parallel workers off"), so each run starts analysed.
+// that lag them (docs/performance-history.md, "Parallel workers off"), so each run starts analysed.
 const analysing = performance.now();
 await sql`analyze`.execute(database.db);
 log(`analysed in ${((performance.now() - analysing) / 1000).toFixed(1)} s`);
