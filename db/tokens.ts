@@ -1,6 +1,7 @@
 // The token table: every access token is a row, so logout and password resets can revoke.
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { PREPARE_ONCE } from './kept-plans.js';
 import { syncHorizonExpression } from './sync-horizon.js';
 import { USER_RECORD_COLUMNS } from './users.js';
 
@@ -45,7 +46,11 @@ const liveTokenStatements = new Map<boolean, CompiledQuery>();
  */
 export async function findLiveTokenWithUser(db: Kysely<Database>, jti: string, now: Date, withHorizon = false): Promise<LiveTokenWithUser> {
   let statement = liveTokenStatements.get(withHorizon);
-  if (!statement) liveTokenStatements.set(withHorizon, (statement = liveTokenWithUser(db, JTI_MARK, NOW_MARK, withHorizon).compile()));
+  if (!statement) {
+    const compiled = liveTokenWithUser(db, JTI_MARK, NOW_MARK, withHorizon).compile();
+    // every request runs it: prepared once per connection (db/kept-plans.ts)
+    liveTokenStatements.set(withHorizon, (statement = { ...compiled, sql: PREPARE_ONCE + compiled.sql }));
+  }
   const parameters = statement.parameters.map((value) => (value === JTI_MARK ? jti : value === NOW_MARK ? now : value));
   const { rows } = await db.executeQuery<NonNullable<LiveTokenWithUser>>({ ...statement, parameters });
   return rows[0];

@@ -11,6 +11,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { IconColumns } from './icons.js';
+import { PREPARE_ONCE } from './kept-plans.js';
 import type { Database } from './schema.js';
 import type { SyncedRow } from './sync.js';
 import type { FileRow, RecurringRuleRow } from './transactions.js';
@@ -139,7 +140,8 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
         from transfers transfer left join devices transfer_device on transfer_device.id = transfer.device_id
        where transfer.user_id = ${userId} and transfer.id = any(${transferIds}::bigint[])) as transfers`);
   }
-  const { rows: [found] } = await sql<DetailsRow>`
+  // every page runs one of a few texts (by which kinds it shows): prepared once per connection
+  const { rows: [found] } = await sql<DetailsRow>`${sql.raw(PREPARE_ONCE)}
     with page_links as (select transaction_id, category_id from transaction_categories where transaction_id = any(${ids}::bigint[]))
     select ${sql.join(columns)}`.execute(db);
 

@@ -47,7 +47,8 @@ function labelOf(text: string): string {
 export function registerProbes(bare: FastifyInstance, db: Kysely<Database>): void {
   bare.get('/bench/cpu', async () => {
     const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`.execute(db);
-    return { serviceMs: processCpuMs(process.pid), databaseMs: rows.reduce((sum, { pid }) => sum + processCpuMs(pid), 0) };
+    // by backend: the pool opens and closes connections, so a window's difference is taken pid by pid
+    return { serviceMs: processCpuMs(process.pid), databaseMs: Object.fromEntries(rows.map(({ pid }) => [pid, processCpuMs(pid)])) };
   });
   const session = new Session();
   session.connect();

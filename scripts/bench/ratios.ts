@@ -96,7 +96,7 @@ async function currentTag(target: Target, route: string, token: string): Promise
 /** One more load of the route with the probes on: its CPU by bucket and its statements, per request. */
 async function probe(target: Target, token: string, route: { name: string; path: string }, dir: string): Promise<void> {
   const file = path.resolve(dir, `${route.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.cpuprofile`);
-  const cpu = async () => (await (await fetch(`${target.bare}/bench/cpu`)).json()) as { serviceMs: number; databaseMs: number };
+  const cpu = async () => (await (await fetch(`${target.bare}/bench/cpu`)).json()) as { serviceMs: number; databaseMs: Record<string, number> };
   // CPU first, without the profiler (its sampling costs the service CPU of its own)
   const before = await cpu();
   const plain = await load(target.full, { paths: [route.path], token, connections: 10, seconds: SECONDS });
@@ -111,9 +111,11 @@ async function probe(target: Target, token: string, route: { name: string; path:
   // requests answered within the window; a few more were in flight at its ends
   const requests = Math.max(1, run.total);
   const served = Math.max(1, plain.total);
+  // a backend that opened in the window counts whole; one that closed in it is lost (pool connections live 10 s idle)
+  const databaseMs = Object.entries(after.databaseMs).reduce((sum, [pid, ms]) => sum + ms - (before.databaseMs[pid] ?? 0), 0);
   console.log(
     `\n${route.name}: CPU per request at 10 connections (${plain.rps.toFixed(0)} req/s, /proc): service ${((after.serviceMs - before.serviceMs) / served).toFixed(2)} ms, ` +
-      `PostgreSQL ${((after.databaseMs - before.databaseMs) / served).toFixed(2)} ms`,
+      `PostgreSQL ${(databaseMs / served).toFixed(2)} ms`,
   );
   console.log(`  profiled run: ${run.total} requests, ${run.rps.toFixed(0)} req/s; profile ${file}`);
   const { ms } = bucketProfile(JSON.parse(readFileSync(file, 'utf8')));
