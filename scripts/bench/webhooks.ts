@@ -1,4 +1,4 @@
-// One run of the webhook numbers in docs/performance-history.md: the write path's cost per transaction
+// One run of the webhook numbers in docs/performance.md: the write path's cost per transaction
 // without and with an endpoint, and the time from commit to receipt on a loopback receiver.
 //   npx tsx scripts/bench/webhooks.ts   (embedded database; DATABASE_URL for PostgreSQL)
 import { deliverDueWebhooks } from '../../jobs/deliver-webhooks.js';
