@@ -60,7 +60,7 @@ test-pg: generate
 fuzz: generate
 	FUZZ_COUNT=$${FUZZ_COUNT:-100000} npx tap test/fuzz.test.ts
 
-# BENCH_ONLY=user,list,sync,stats,budgets,writes,import,import-session runs some parts; DATABASE_URL=... benches PostgreSQL.
+# BENCH_ONLY=user,ratios,list,sync,stats,budgets,writes,import,import-session runs some parts; DATABASE_URL=... benches PostgreSQL.
 bench: generate
 	npx tsx scripts/bench.ts
 	npx tsx scripts/bench/assistant.ts

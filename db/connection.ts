@@ -72,7 +72,7 @@ function kyselyOver(pool: pg.Pool, keepPlans = false): Kysely<Database> {
  * - No parallel workers: a request's statements read a few hundred rows, but an estimate grown
  *   stale (summary tables written since their last analyze) made the planner start two workers
  *   for a 2 ms read of `GET /stats`; launching them took ~50 ms, and under concurrent requests
- *   the workers only compete for the same cores (docs/performance.md, "Parallel workers off").
+ *   the workers only compete for the same cores (docs/performance-history.md, "Parallel workers off").
  */
 export const POSTGRES_SESSION_OPTIONS = '-c jit=off -c max_parallel_workers_per_gather=0';
 

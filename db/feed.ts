@@ -10,7 +10,7 @@
 // - page N of a `synced_since` feed continues after the last row that page N-1 gave the same
 //   token (a page mark), not at an offset that concurrent edits and deletes shift;
 // - a `synced_since` in the future is read as "now" and never echoed back.
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import { syncHorizon } from './sync-horizon.js';
 import type { SyncedTable } from './sync.js';
@@ -154,8 +154,10 @@ async function plainPage<Row extends StampedRow>(
   // a deep page waits for the count to know which end of the list is nearer
   const known = offset >= DEEP_OFFSET && options.order.length > 0 ? await count() : undefined;
   const capped = pageRows(live, ids, table, { order: options.order, limit: options.limit, offset, total: known }).then((rows) => capAtHorizon(rows, horizon));
-  const [rows, total] = await Promise.all([capped, known ?? count(), capped.then((rows) => options.alongside?.(rows))]);
-  return { rows, meta: pageMeta(rows.map(stampOf), total, { ...options, now: horizon }) };
+  // a first page shorter than the limit holds every live row: no count (lists of a few records)
+  const total = known ?? (offset === 0 && !options.countLive ? capped.then((rows) => (rows.length < options.limit ? rows.length : count())) : count());
+  const [rows, totalRows] = await Promise.all([capped, total, capped.then((rows) => options.alongside?.(rows))]);
+  return { rows, meta: pageMeta(rows.map(stampOf), totalRows, { ...options, now: horizon }) };
 }
 
 /**
@@ -221,24 +223,23 @@ async function syncPage<Row extends StampedRow>(
 
   // total: the rows before this page, this page, and what follows it (counted up to the cap)
   const before = mark ? (options.page - 1) * options.limit : skipped;
+  const last = rows.at(-1);
+  // this page's mark, for page N+1 of the same token; written by the count's statement when
+  // there is one (one round trip, one statement)
+  const saving = last && options.marks && !options.cursor ? pageMarkUpsert(db, table, options, last) : undefined;
   const counted = (q: SelectQueryBuilder<any, string, Row>, cap: number) =>
-    db
+    ((saving ? db.with('saved_mark', () => saving) : db) as QueryCreator<Database>)
       .selectFrom(q.clearSelect().select(sql.lit(1).as('one')).limit(cap).as('capped'))
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .executeTakeFirstOrThrow()
       .then((row) => Number(row.total));
-  const last = rows.at(-1);
   const rest = !last
     ? counted(start, skipped + FEED_COUNT_CAP).then((count) => (mark ? before : 0) + count) // a page past the end
     : rows.length === options.limit
       ? counted(start.where(after(stampOf(last))), FEED_COUNT_CAP).then((count) => before + rows.length + count)
-      : Promise.resolve(before + rows.length);
-  // the count, the mark and the caller's work on the rows are independent: one round trip's wait
-  const [total] = await Promise.all([
-    rest,
-    last && options.marks && !options.cursor ? savePageMark(db, table, options, last) : undefined,
-    options.alongside?.(rows),
-  ]);
+      : (saving?.execute() ?? Promise.resolve()).then(() => before + rows.length);
+  // the count (with the mark) and the caller's work on the rows are independent: one round trip's wait
+  const [total] = await Promise.all([rest, options.alongside?.(rows)]);
   const nextCursor = last && rows.length === options.limit ? stampOf(last) : { stamp: horizon, id: 0 };
   const meta = pageMeta(rows.map(stampOf), total, { ...options, since, now: horizon });
   return { rows, meta: { ...meta, next_cursor: formatFeedCursor(nextCursor) } };
@@ -276,15 +277,17 @@ async function pageMark(db: Kysely<Database>, table: SyncedTable, options: FeedO
 }
 
 /**
- * A mark is a cache: one lost in a crash only means that page is found by offset, so its write
- * does not wait for the disk (a read of a sync page should not pay for a flush). One statement,
- * one round trip: `set_config(..., true)` turns synchronous_commit off for the statement's own
- * implicit transaction, whose commit follows it.
+ * The statement that keeps a page's mark: a cache, so one lost in a crash only means that page
+ * is found by offset, and its write does not wait for the disk (a read of a sync page should
+ * not pay for a flush): `set_config(..., true)` turns synchronous_commit off for the statement's
+ * own implicit transaction, whose commit follows it. A page read again with the same last row
+ * writes nothing (its mark stands; only a mark an hour old is renewed, so the daily prune
+ * keeps a feed in use); the conflicting row is only locked.
  */
-async function savePageMark(db: Kysely<Database>, table: SyncedTable, options: FeedOptions, last: StampedRow): Promise<void> {
+function pageMarkUpsert(db: Kysely<Database>, table: SyncedTable, options: FeedOptions, last: StampedRow) {
   const { tokenId } = options.marks!;
   const feed = markFeed(table, options.marks!);
-  await db
+  return db
     .insertInto('sync_page_marks')
     .columns(['token_id', 'feed', 'page', 'after_stamp', 'after_id'])
     .expression(
@@ -298,8 +301,15 @@ async function savePageMark(db: Kysely<Database>, table: SyncedTable, options: F
         ])
         .where(sql<boolean>`set_config('synchronous_commit', 'off', true) is not null`),
     )
-    .onConflict((oc) => oc.columns(['token_id', 'feed', 'page']).doUpdateSet({ after_stamp: last.last_synced_at, after_id: last.id, created_at: new Date() }))
-    .execute();
+    .onConflict((oc) =>
+      oc
+        .columns(['token_id', 'feed', 'page'])
+        .doUpdateSet({ after_stamp: sql`excluded.after_stamp`, after_id: sql`excluded.after_id`, created_at: sql`excluded.created_at` })
+        .where(
+          sql<boolean>`(sync_page_marks.after_stamp, sync_page_marks.after_id) is distinct from (excluded.after_stamp, excluded.after_id)
+            or sync_page_marks.created_at < excluded.created_at - interval '1 hour'`,
+        ),
+    );
 }
 
 /**

@@ -19,6 +19,17 @@ import type pg from 'pg';
 export const KEEP_PLAN = '/* keep plan */ ';
 
 /**
+ * Marks a statement that runs on many requests and reads a few rows by key (the token, a page's
+ * nested records): a connection prepares it once, named, and PostgreSQL's own `auto` plan
+ * cache mode settles on a generic plan after five runs when that plan costs no more, so the
+ * statement stops being parsed and planned per request. No SET around it: nothing is forced.
+ */
+export const PREPARE_ONCE = '/* prepared */ ';
+
+/** Named PREPARE_ONCE statements per connection (their plans are small: key look-ups). */
+export const PREPARED_PER_CONNECTION = 16;
+
+/**
  * Named statements per connection: each plan of a GET /stats read holds ~1.3 MB of the
  * backend's memory. Statements met after the cap run unnamed; the pool closes idle connections
  * (and their plans) after 10 s.
@@ -30,8 +41,8 @@ export const KEPT_PLANS_PER_CONNECTION = 12;
  * cached: a ~9 KB text hashes in microseconds, and a map keyed by a text built anew on every
  * request must hash it anyway.
  */
-function statementName(text: string): string {
-  return `kept_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+function statementName(text: string, prefix = 'kept'): string {
+  return `${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
 }
 
 /** The pool for Kysely, its clients running KEEP_PLAN statements with a kept plan. */
@@ -51,9 +62,18 @@ export function poolKeepingPlans(pool: pg.Pool, perConnection = KEPT_PLANS_PER_C
 
 function clientKeepingPlans(client: pg.PoolClient, perConnection: number): PostgresPoolClient {
   const names = new Set<string>();
+  const prepared = new Set<string>();
   // looked up on each call, not bound once: instrumentation that wraps pg's query later sees these too
   const plain = ((...args: unknown[]) => Reflect.apply(client.query, client, args)) as PostgresPoolClient['query'];
   const query = ((textOrCursor: unknown, parameters?: readonly unknown[]) => {
+    if (typeof textOrCursor === 'string' && textOrCursor.startsWith(PREPARE_ONCE)) {
+      const name = statementName(textOrCursor, 'prep');
+      if (!prepared.has(name)) {
+        if (prepared.size >= PREPARED_PER_CONNECTION) return plain(textOrCursor, parameters ?? []);
+        prepared.add(name);
+      }
+      return client.query({ name, text: textOrCursor, values: [...(parameters ?? [])] });
+    }
     if (typeof textOrCursor !== 'string' || !textOrCursor.startsWith(KEEP_PLAN)) return plain(textOrCursor as never, parameters as never);
     const name = statementName(textOrCursor);
     if (!names.has(name)) {

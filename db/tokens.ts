@@ -1,6 +1,8 @@
 // The token table: every access token is a row, so logout and password resets can revoke.
-import type { CompiledQuery, Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { PREPARE_ONCE } from './kept-plans.js';
+import { syncHorizonExpression } from './sync-horizon.js';
 import { USER_RECORD_COLUMNS } from './users.js';
 
 export async function insertToken(db: Kysely<Database>, userId: number, jti: string, expiresAt: Date, name = 'api') {
@@ -11,7 +13,7 @@ export async function insertToken(db: Kysely<Database>, userId: number, jti: str
     .executeTakeFirstOrThrow();
 }
 
-function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date) {
+function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date, withHorizon: boolean) {
   return db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
@@ -22,6 +24,8 @@ function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date) {
       eb.fn.coalesce('user_versions.version', eb.lit(0)).as('dataVersion'),
       'user_versions.changed_at as dataChangedAt',
       eb.selectFrom('shared_versions').select('version').where('name', '=', 'exchange_rates').as('ratesVersion'),
+      // a feed's sync horizon, read before anything the request reads (db/sync-horizon.ts): no round trip of its own
+      (withHorizon ? syncHorizonExpression() : sql<Date | null>`null`).as('syncHorizon'),
     ])
     .where('tokens.jti', '=', jti)
     .where('tokens.revoked_at', 'is', null)
@@ -34,13 +38,21 @@ type LiveTokenWithUser = Awaited<ReturnType<ReturnType<typeof liveTokenWithUser>
 // where the values go, instead of through Kysely's immutable builders on every request.
 const JTI_MARK = '\u0000jti';
 const NOW_MARK = new Date(0);
-let liveTokenStatement: CompiledQuery | undefined;
+const liveTokenStatements = new Map<boolean, CompiledQuery>();
 
-/** The live token named by `jti` with its user, in one query; undefined when revoked or expired. */
-export async function findLiveTokenWithUser(db: Kysely<Database>, jti: string, now: Date): Promise<LiveTokenWithUser> {
-  liveTokenStatement ??= liveTokenWithUser(db, JTI_MARK, NOW_MARK).compile();
-  const parameters = liveTokenStatement.parameters.map((value) => (value === JTI_MARK ? jti : value === NOW_MARK ? now : value));
-  const { rows } = await db.executeQuery<NonNullable<LiveTokenWithUser>>({ ...liveTokenStatement, parameters });
+/**
+ * The live token named by `jti` with its user, in one query; undefined when revoked or expired.
+ * `withHorizon`: with the sync horizon too (`syncHorizon`; null without), for a request that reads a feed.
+ */
+export async function findLiveTokenWithUser(db: Kysely<Database>, jti: string, now: Date, withHorizon = false): Promise<LiveTokenWithUser> {
+  let statement = liveTokenStatements.get(withHorizon);
+  if (!statement) {
+    const compiled = liveTokenWithUser(db, JTI_MARK, NOW_MARK, withHorizon).compile();
+    // every request runs it: prepared once per connection (db/kept-plans.ts)
+    liveTokenStatements.set(withHorizon, (statement = { ...compiled, sql: PREPARE_ONCE + compiled.sql }));
+  }
+  const parameters = statement.parameters.map((value) => (value === JTI_MARK ? jti : value === NOW_MARK ? now : value));
+  const { rows } = await db.executeQuery<NonNullable<LiveTokenWithUser>>({ ...statement, parameters });
   return rows[0];
 }
 

@@ -11,10 +11,11 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { IconColumns } from './icons.js';
+import { PREPARE_ONCE } from './kept-plans.js';
 import type { Database } from './schema.js';
 import type { SyncedRow } from './sync.js';
 import type { FileRow, RecurringRuleRow } from './transactions.js';
-import type { WalletTotals } from './wallets.js';
+import { ownTotals, type WalletTotals } from './wallets.js';
 
 // The nested records with their icons (the row types of their views).
 type WalletRow = SyncedRow<'wallets'> & IconColumns;
@@ -139,7 +140,8 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
         from transfers transfer left join devices transfer_device on transfer_device.id = transfer.device_id
        where transfer.user_id = ${userId} and transfer.id = any(${transferIds}::bigint[])) as transfers`);
   }
-  const { rows: [found] } = await sql<DetailsRow>`
+  // every page runs one of a few texts (by which kinds it shows): prepared once per connection
+  const { rows: [found] } = await sql<DetailsRow>`${sql.raw(PREPARE_ONCE)}
     with page_links as (select transaction_id, category_id from transaction_categories where transaction_id = any(${ids}::bigint[]))
     select ${sql.join(columns)}`.execute(db);
 
@@ -155,7 +157,7 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
   return {
     wallets: new Map(wallets.map((w) => [w.id, w])),
     // the wallet rows carry their totals (012): no second read of the same rows
-    walletTotals: new Map(wallets.map((w) => [w.id, { total_income: w.income_total, total_expense: w.expense_total }])),
+    walletTotals: new Map(wallets.map((w) => [w.id, ownTotals(w)])),
     parties: new Map(revived<PartyRow>('parties', found.parties).map((p) => [p.id, p])),
     groups: new Map(revived<GroupRow>('groups', found.groups).map((g) => [g.id, g])),
     categories: linked,

@@ -5,7 +5,6 @@ import type { EntryType } from '../domain/ledger.js';
 import { Decimal } from '../domain/money.js';
 import type { Database, FilesTable, RecurringRulesTable, TransactionIntent } from './schema.js';
 import { settingOf } from './settings.js';
-import { syncHorizon, syncHorizonExpression } from './sync-horizon.js';
 import { selectSynced, type SyncedRow } from './sync.js';
 
 export type TransactionRow = SyncedRow<'transactions'>;
@@ -126,8 +125,8 @@ async function summaryTotals(db: Kysely<Database>, userId: number, filters: Tran
   return totalsOfSummary(db, userId, filters, await summaryRow(db, userId, filters));
 }
 
-/** The summary's sums over the filters' keys (several categories count some rows twice), and the horizon when asked. */
-function summaryRow(db: Kysely<Database>, userId: number, filters: TransactionFilters, withHorizon = false) {
+/** The summary's sums over the filters' keys (several categories count some rows twice). */
+function summaryRow(db: Kysely<Database>, userId: number, filters: TransactionFilters) {
   const zero = sql<string>`0::numeric`;
   const categoryIds = [...new Set(filters.categoryIds ?? [])];
   return db
@@ -136,7 +135,6 @@ function summaryRow(db: Kysely<Database>, userId: number, filters: TransactionFi
       eb.fn.coalesce(eb.fn.sum<string>('total').filterWhere('type', '=', 'income'), zero).as('income'),
       eb.fn.coalesce(eb.fn.sum<string>('total').filterWhere('type', '=', 'expense'), zero).as('expenses'),
       eb.fn.coalesce(eb.fn.sum<string>('count'), sql`0`).as('count'),
-      (withHorizon ? syncHorizonExpression() : sql<Date | null>`null`).as('horizon'),
     ])
     .where('user_id', '=', userId)
     // category 0 holds every transaction; a category's rows hold the transactions linked to it
@@ -166,22 +164,6 @@ async function totalsOfSummary(
     count -= twice.count;
   }
   return withNet(income.toFixed(), expenses.toFixed(), count);
-}
-
-/**
- * The totals and the sync horizon of a list that shows both. Totals read from the summary are
- * one short statement, which then reads the horizon too (a round trip less; it still returns
- * before the page's rows are read, as the horizon requires). A date window or a search sums
- * the matching rows, which the page should not wait for: the horizon is then read on its own,
- * alongside.
- */
-export function totalsAndHorizon(db: Kysely<Database>, userId: number, filters: TransactionFilters): { totals: Promise<TransactionTotals>; horizon: Promise<Date> } {
-  if (!answeredBySummary(filters)) return { totals: transactionTotals(db, userId, filters), horizon: syncHorizon(db) };
-  const row = summaryRow(db, userId, filters, true);
-  const horizon = row.then((found) => found.horizon!);
-  // a list that fails before it waits for the horizon (a 422 on its parameters) gets the error from its totals
-  horizon.catch(() => undefined);
-  return { totals: row.then((found) => totalsOfSummary(db, userId, filters, found)), horizon };
 }
 
 /** Live matching transactions linked to several of the categories, weighted by links - 1. */

@@ -1,6 +1,6 @@
 // Wallet queries beyond the shared sync ones: the wallet rows with their icons, and their
 // stats (income and expense totals of live transactions, transfer legs included), which the
-// wallets keep up to date themselves (012), read for many wallets at once.
+// wallets keep up to date themselves (012), on their own rows.
 import type { Kysely } from 'kysely';
 import { withIcon } from './icons.js';
 import type { Database } from './schema.js';
@@ -18,16 +18,9 @@ export interface WalletTotals {
 }
 
 /**
- * Totals by wallet id, from the counts and sums the wallets keep of their live transactions
- * (012's triggers): one indexed read however many transactions a wallet holds.
+ * A wallet's totals, from the counts and sums it keeps of its live transactions (012's
+ * triggers), which every read of its row carries: no second read of the same row.
  */
-export async function walletTotals(db: Kysely<Database>, userId: number, walletIds: number[]): Promise<Map<number, WalletTotals>> {
-  if (walletIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('wallets')
-    .select(['id', 'income_total', 'expense_total'])
-    .where('user_id', '=', userId)
-    .where('id', 'in', [...new Set(walletIds)])
-    .execute();
-  return new Map(rows.map((row) => [row.id, { total_income: String(row.income_total), total_expense: String(row.expense_total) }]));
+export function ownTotals(row: { income_total: unknown; expense_total: unknown }): WalletTotals {
+  return { total_income: String(row.income_total), total_expense: String(row.expense_total) };
 }

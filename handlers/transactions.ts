@@ -9,7 +9,7 @@ import { loadTransactionDetails } from '../db/transaction-details.js';
 import {
   lockLiveTransaction,
   selectTransactions,
-  totalsAndHorizon,
+  transactionTotals,
   userTimeZone,
   whereMatches,
   type TransactionFilters,
@@ -70,16 +70,17 @@ async function lockOr404(trx: Transaction<Database>, userId: number, id: number)
 export const transactionHandlers = {
   listTransactions: async (ctx: HandlerContext<'listTransactions'>) => {
     const filters = await listFilters(ctx);
-    // one pass gives the totals and the plain list's count (totals ignore synced_since), and
-    // when it is short, the sync horizon the page is read under
-    const { totals: counted, horizon } = totalsAndHorizon(ctx.db, ctx.user.id, filters);
+    // one pass gives the totals and the plain list's count (totals ignore synced_since); it runs
+    // beside the page, whose sync horizon was read with the token
+    const counted = transactionTotals(ctx.db, ctx.user.id, filters);
+    // a list that fails before it waits for the totals (a 422 on its parameters) gets its own error
+    counted.catch(() => undefined);
     // the nested records load while the page's count and mark are written
     let views: Promise<TransactionView[]> | undefined;
     const [page, totals] = await Promise.all([
       transactions.list(ctx, (q) => whereMatches(q, filters), {
         countLive: async () => (await counted).count,
         alongside: (rows) => (views = present(ctx, rows)),
-        horizon,
       }),
       counted,
     ]);

@@ -7,7 +7,7 @@ import { lockWallets } from '../db/balances.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database } from '../db/schema.js';
 import { clientIdColumns } from '../db/sync.js';
-import { selectWallets, walletTotals } from '../db/wallets.js';
+import { ownTotals, selectWallets } from '../db/wallets.js';
 import {
   deleteTransferLegs,
   insertTransferWithLegs,
@@ -223,12 +223,12 @@ function effectOfLeg(leg: Leg): Effect {
   return { walletId: leg.wallet_id, type: leg.type, amount: leg.amount };
 }
 
-/** The transfers with their wallets, loaded for the whole list in two queries. */
+/** The transfers with their wallets, loaded for the whole list in one query. */
 export async function attachWallets(db: Kysely<Database>, userId: number, list: TransferCore[]): Promise<TransferView[]> {
   const ids = [...new Set(list.flatMap((t) => [t.from_wallet_id, t.to_wallet_id]))];
   if (ids.length === 0) return [];
-  const [rows, totals] = await Promise.all([selectWallets(db, userId).where('wallets.id', 'in', ids).execute(), walletTotals(db, userId, ids)]);
-  const wallets = new Map(rows.map((row) => [row.id, toWallet(row, totals.get(row.id))]));
+  const rows = await selectWallets(db, userId).where('wallets.id', 'in', ids).execute();
+  const wallets = new Map(rows.map((row) => [row.id, toWallet(row, ownTotals(row))]));
   return list.map((transfer) => withWallets(transfer, wallets));
 }
 

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { saveIcon } from '../db/icons.js';
 import type { Database } from '../db/schema.js';
 import { uniqueSlug } from '../db/slugs.js';
-import { selectWallets, walletTotals } from '../db/wallets.js';
+import { ownTotals, selectWallets } from '../db/wallets.js';
 import { exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
 import { ok, type Result } from '../server/envelope.js';
 import { invalidField } from '../server/errors.js';
@@ -47,21 +47,19 @@ async function currencyChange(trx: Kysely<Database>, wallet: WalletRow, currency
 /** The same result (status by status, as create answers 200 or 201) showing a wallet. */
 type ShowingWallet<R> = R extends Result<infer S, WalletRow> ? Result<S, WalletView> : never;
 
-/** A result of the crud flow, with the wallet's stats. */
-async function withStats<R extends Result<number, WalletRow>>(db: Kysely<Database>, userId: number, result: R): Promise<ShowingWallet<R>> {
-  const totals = await walletTotals(db, userId, [result.data.id]);
+/** A result of the crud flow, with the wallet's stats (its row carries them). */
+function withStats<R extends Result<number, WalletRow>>(result: R): ShowingWallet<R> {
   // Only `data` changes, so the status stays the one the crud flow chose.
-  return { ...result, data: toWallet(result.data, totals.get(result.data.id)) } as unknown as ShowingWallet<R>;
+  return { ...result, data: toWallet(result.data, ownTotals(result.data)) } as unknown as ShowingWallet<R>;
 }
 
 export const walletHandlers = {
   listWallets: async (ctx: HandlerContext<'listWallets'>) => {
     const page = (await wallets.list(ctx)).data;
-    const totals = await walletTotals(ctx.db, ctx.user.id, page.data.map((row) => row.id));
-    return ok({ ...page, data: page.data.map((row) => toWallet(row, totals.get(row.id))) });
+    return ok({ ...page, data: page.data.map((row) => toWallet(row, ownTotals(row))) });
   },
 
-  getWallet: async (ctx: HandlerContext<'getWallet'>) => withStats(ctx.db, ctx.user.id, await wallets.show(ctx)),
+  getWallet: async (ctx: HandlerContext<'getWallet'>) => withStats(await wallets.show(ctx)),
 
   createWallet: async (ctx: HandlerContext<'createWallet'>) => {
     const { body, user } = ctx;
@@ -88,7 +86,7 @@ export const walletHandlers = {
         .executeTakeFirstOrThrow();
       return row.id;
     });
-    return withStats(ctx.db, user.id, result);
+    return withStats(result);
   },
 
   updateWallet: async (ctx: HandlerContext<'updateWallet'>) => {
@@ -107,7 +105,7 @@ export const walletHandlers = {
         .where('id', '=', wallet.id)
         .execute();
     });
-    return withStats(ctx.db, user.id, result);
+    return withStats(result);
   },
 
   // Soft delete: the wallet's transactions and transfers stay, as does its balance column.

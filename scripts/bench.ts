@@ -1,8 +1,8 @@
-// `make bench`: measures every hot path of issue 14 against its goal, through the full HTTP
+// `make bench`: measures every hot path of issues 14 and 32 against its goal, through the full HTTP
 // stack, with autocannon. The service runs in a child process (scripts/bench/server.ts) on a
 // persistent bench database, seeded once (1,000,000 transactions for the main user on
 // PostgreSQL, 100,000 embedded; BENCH_ROWS changes it) plus users with 10k and 100k rows.
-// DATABASE_URL picks PostgreSQL, else the embedded database. BENCH_ONLY=user,list,sync,
+// DATABASE_URL picks PostgreSQL, else the embedded database. BENCH_ONLY=user,ratios,list,sync,
 // stats,budgets,writes,import runs some parts; BENCH_SECONDS sets each load's duration (default 5).
 // The child's RSS is sampled through the run (goal < 300 MB). BENCH_SERVICE=built compiles
 // the service (tsconfig.bench.json: what `npm run build` compiles, plus the bench server) and

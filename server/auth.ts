@@ -54,13 +54,13 @@ export class TokenService {
     return { token, expiresAt };
   }
 
-  /** The user behind an `Authorization: Bearer …` header, or a 401. */
-  async authenticate(db: Kysely<Database>, header: string | undefined, now: Date): Promise<AuthUser> {
+  /** The user behind an `Authorization: Bearer …` header, or a 401; `withHorizon` reads the sync horizon with it. */
+  async authenticate(db: Kysely<Database>, header: string | undefined, now: Date, withHorizon = false): Promise<AuthUser> {
     const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (!match) throw unauthorized();
     const claims = await this.verify(match[1], now);
     if (!claims || claims.expiresAtMs <= now.getTime()) throw unauthorized();
-    const row = await findLiveTokenWithUser(db, claims.jti, now);
+    const row = await findLiveTokenWithUser(db, claims.jti, now, withHorizon);
     if (!row) throw unauthorized();
     return row;
   }

@@ -153,6 +153,11 @@ export class Contract {
 
   private readonly queryNames = new Map<Operation, Set<string>>();
 
+  /** Whether the operation declares this query parameter. */
+  takesQuery(operationId: string, name: string): boolean {
+    return this.declaredQuery(this.operation(operationId)).has(name);
+  }
+
   /** The query parameter names an operation declares. */
   private declaredQuery(operation: Operation): Set<string> {
     let names = this.queryNames.get(operation);

@@ -6,7 +6,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import t from 'tap';
-import { KEEP_PLAN, poolKeepingPlans } from '../db/kept-plans.js';
+import { KEEP_PLAN, PREPARE_ONCE, PREPARED_PER_CONNECTION, poolKeepingPlans } from '../db/kept-plans.js';
 
 type Sent = string | { name: string; text: string; values: unknown[] };
 
@@ -50,6 +50,20 @@ t.test('one text keeps one name; past the cap a new text runs unnamed', async (t
   t.equal(names[0], names[2], 'the same text, the same name');
   t.not(names[0].split(' ')[0], names[1].split(' ')[0]);
   t.equal(sent.at(-1), `${KEEP_PLAN}select 3`, 'sent unnamed, without changing the mode');
+});
+
+t.test('a PREPARE_ONCE statement is named with no mode set; past its cap it runs unnamed', async (t) => {
+  const { pool, sent } = recordingPool();
+  const client = await poolKeepingPlans(pool).connect();
+  await client.query(`${PREPARE_ONCE}select $1::int`, [1]);
+  await client.query(`${PREPARE_ONCE}select $1::int`, [2]);
+  t.equal(sent.length, 2, 'no SET or RESET around it: the server chooses its plan as for any named statement');
+  const [first, second] = sent as Array<Exclude<Sent, string>>;
+  t.match(first.name, /^prep_[0-9a-f]{24}$/);
+  t.equal(first.name, second.name, 'the same text, the same name');
+  t.same(second.values, [2]);
+  for (let i = 0; i < PREPARED_PER_CONNECTION; i++) await client.query(`${PREPARE_ONCE}select ${i + 10}`, []);
+  t.equal(sent.at(-1), `${PREPARE_ONCE}select ${PREPARED_PER_CONNECTION + 9}`, 'past the cap: sent unnamed');
 });
 
 t.test("a failing marked statement throws its own error and still resets the mode", async (t) => {

@@ -92,6 +92,8 @@ export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['ord
     // only a synced_since feed pages by marks
     ...(reader && reader.pagesByMark !== false && since ? { marks: { tokenId: reader.user.tokenId, feed: feedKey(query) } } : {}),
     ...(reader ? { horizonRead: (horizon: Date) => heldBackBy(reader.request, reader.user, horizon) } : {}),
+    // read with the token (server/routes.ts) when the operation takes synced_since
+    ...(reader?.user.syncHorizon ? { horizon: Promise.resolve(reader.user.syncHorizon) } : {}),
   };
 }
 

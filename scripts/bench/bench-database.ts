@@ -1,7 +1,7 @@
 // The persistent bench database and the app on it, shared by the bench server and the
 // assistant bench: PostgreSQL database `finance_bench` (BENCH_DB_NAME) on DATABASE_URL's
 // server, else an embedded data directory under BENCH_DATA_DIR; BENCH_RESEED=1 starts over.
-import { mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -45,7 +45,9 @@ export async function openBenchApp() {
   if (!databaseUrl && process.env.BENCH_RESEED === '1') rmSync(embeddedDir, { recursive: true, force: true });
   const database = await openDatabase({ databaseUrl, dataDir: databaseUrl ? undefined : embeddedDir, poolSize: 20 });
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, database, logger: false });
+  // BENCH_LOG_LEVEL=info logs as the deployed service does (to /dev/null: pino's cost, not a terminal's)
+  const level = process.env.BENCH_LOG_LEVEL;
+  const app = await buildApp({ config, database, logger: level ? { level, stream: createWriteStream('/dev/null') } : false });
   return { app, database, databaseUrl, dataDir, config };
 }
 

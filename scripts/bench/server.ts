@@ -21,6 +21,7 @@ import { jobs } from '../../jobs/index.js';
 import { loadConfig } from '../../server/config.js';
 import { walletsOffLedger } from '../../test/helpers/ledger-invariant.js';
 import { openBenchApp } from './bench-database.js';
+import { registerProbes } from './probes.js';
 import { BENCH_PASSWORD, ensureSeeded, registerUser, type SeedPlan } from './seed.js';
 
 const log = (line: string) => console.error(`[bench server] ${line}`);
@@ -34,7 +35,7 @@ const plan: SeedPlan[] = [
 const seeded = await ensureSeeded(database.db, app, plan, log);
 // Earlier runs' import and write parts added rows since the seed's `vacuum analyze`; a server
 // with autovacuum off (this machine's CI server) would plan this run's reads from statistics
-// that lag them (docs/performance.md, "Parallel workers off"), so each run starts analysed.
+// that lag them (docs/performance-history.md, "Parallel workers off"), so each run starts analysed.
 const analysing = performance.now();
 await sql`analyze`.execute(database.db);
 log(`analysed in ${((performance.now() - analysing) / 1000).toFixed(1)} s`);
@@ -85,6 +86,7 @@ bare.get('/bench/heap', async () => {
   (globalThis as { gc?: () => void }).gc?.();
   return { heapMb: process.memoryUsage().heapUsed / 1048576 };
 });
+registerProbes(bare, database.db);
 const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 
 console.log(

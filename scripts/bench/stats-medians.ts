@@ -6,13 +6,13 @@
 // `{custom}` in a route stands for the main user's 50 seeded budgets of that period type, taken
 // in turn request by request (as the bench's budgets part does):
 //   STATS_ROUTES='/api/v1/budgets?limit=50,/api/v1/budgets/{yearly}/progress'
-import { readFileSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import '../../db/connection.js'; // the app's type parsers
 import { poolKeepingPlans } from '../../db/kept-plans.js';
 import type { Database } from '../../db/schema.js';
 import { buildApp } from '../../server/app.js';
 import { benchConfig, seededBenchPool } from './bench-database.js';
+import { processCpuMs } from './probes.js';
 import { BENCH_PASSWORD } from './seed.js';
 
 const runs = Number(process.argv[2] ?? 15);
@@ -32,15 +32,7 @@ const routes = (process.env.STATS_ROUTES ?? '/api/v1/stats,/api/v1/stats?preset=
 /** CPU time (ms) of the database backends of this pool so far (/proc: the server must run on this machine). */
 async function backendsCpuMs(): Promise<number> {
   const { rows: backends } = await pool.query(`select pid from pg_stat_activity where application_name = 'stats-medians'`);
-  const ticks = backends.map(({ pid }) => {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return Number(fields[11]) + Number(fields[12]); // utime, stime
-    } catch {
-      return 0;
-    }
-  });
-  return (ticks.reduce((a, b) => a + b, 0) * 1000) / 100; // clock ticks of 10 ms
+  return backends.reduce((sum: number, { pid }: { pid: number }) => sum + processCpuMs(pid), 0);
 }
 
 for (const route of routes) {
