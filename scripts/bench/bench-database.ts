@@ -48,6 +48,9 @@ export async function openBenchApp() {
   // BENCH_LOG_LEVEL=info logs as the deployed service does (to /dev/null: pino's cost, not a terminal's)
   const level = process.env.BENCH_LOG_LEVEL;
   const app = await buildApp({ config, database, logger: level ? { level, stream: createWriteStream('/dev/null') } : false });
+  // settled before any request, as server/main.ts does: made lazily inside the first register's
+  // transaction it would wait, on the embedded database, for the connection that transaction holds
+  await app.services.appKey();
   return { app, database, databaseUrl, dataDir, config };
 }
 
