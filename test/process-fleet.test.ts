@@ -202,7 +202,10 @@ if (!process.env.DATABASE_URL) {
     const user = (await via(() => fleet[0]!)('registerUser', 'POST', '/register', { json: { email: 'fleet-budgets@example.test', password: 'correct horse battery', first_name: 'Fleet', last_name: 'Budgets' } })).body.data;
     const endpoint = await via(() => fleet[1]!)('createWebhookEndpoint', 'POST', '/v1/webhooks', { token: user.token, json: { url: hooks.url, event_kinds: ['budget.period_closed'] } });
     t.equal(endpoint.status, 201);
-    // weekly windows (Monday to Sunday, UTC): starting ENDED_WEEKS Mondays before this week's
+    // weekly windows (Monday to Sunday, UTC): starting ENDED_WEEKS Mondays before this week's.
+    // A week ending while the step runs would add a window: close to Monday 00:00, start after it.
+    const untilMonday = DAY * ((8 - new Date().getUTCDay()) % 7 || 7) - (Date.now() % DAY);
+    if (untilMonday < 2 * 60_000) await new Promise((resolve) => setTimeout(resolve, untilMonday + 1000));
     const today = new Date(new Date().toISOString().slice(0, 10));
     const start = new Date(today.getTime() - (((today.getUTCDay() + 6) % 7) + 7 * ENDED_WEEKS) * DAY).toISOString().slice(0, 10);
     for (let i = 0; i < BUDGETS; i++) {
