@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import { keepFirstAppKey } from '../db/app-key.js';
 import type { Database } from '../db/schema.js';
 import type { Config } from './config.js';
+import { settledOnce } from './settled-once.js';
 
 /** Where versions before the database-kept key stored the generated one. */
 export const LEGACY_KEY_FILE = 'app.key';
@@ -25,12 +26,7 @@ type Warn = (message: string) => void;
 export function appKeySource(config: Pick<Config, 'appKey' | 'dataDir'>, db: Kysely<Database>, warn: Warn = () => {}): () => Promise<string> {
   const given = config.appKey;
   if (given) return () => Promise.resolve(given);
-  let settled: Promise<string> | undefined;
-  return () =>
-    (settled ??= settleSharedKey(config.dataDir, db, warn).catch((error: unknown) => {
-      settled = undefined;
-      throw error;
-    }));
+  return settledOnce(() => settleSharedKey(config.dataDir, db, warn));
 }
 
 async function settleSharedKey(dataDir: string, db: Kysely<Database>, warn: Warn): Promise<string> {

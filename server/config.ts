@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { STRONG_PASSWORD_HASHING, type PasswordHashing } from '../domain/passwords.js';
 import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
+import type { Env } from './outbox-config.js';
 import { pushConfigFrom, type PushConfig } from './push-config.js';
 import { webhookConfigFrom, type WebhookConfig } from './webhook-config.js';
 import { storageFrom, type StorageConfig } from './storage-config.js';
@@ -78,7 +79,6 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const FLAG_ON = ['1', 'true', 'on', 'yes'];

@@ -3,6 +3,7 @@
 // (WEBHOOK_ALLOWED_NETWORKS), so they are not repeated here.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Agent } from 'node:https';
+import { outboxDeliveryFrom, type Env, type IntReader, type OutboxDeliveryConfig } from './outbox-config.js';
 
 /** The fields of a Google service account key file that sending through FCM needs. */
 export interface FcmServiceAccount {
@@ -12,27 +13,15 @@ export interface FcmServiceAccount {
   [field: string]: unknown;
 }
 
-export interface PushConfig {
+/** PUSH_TIMEOUT_MS, _MAX_ATTEMPTS (default 6), _RETRY_BASE_MS, _RETRY_MAX_MS, _CONCURRENCY, and: */
+export interface PushConfig extends OutboxDeliveryConfig {
   /** VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY (base64url) when both are set; unset, the key pair kept in the database is used. */
   vapidKeys: { publicKey: string; privateKey: string } | undefined;
   /** VAPID_SUBJECT: a mailto: or https: URL a push service can reach the operator at; default mailto: the MAIL_FROM address. */
   vapidSubject: string;
   /** FCM_SERVICE_ACCOUNT (a key file's path or its JSON); unset, pushes to FCM device tokens are failed with a reason. */
   fcm: { serviceAccount: FcmServiceAccount; agent?: Agent } | undefined;
-  /** The most one push attempt may take (PUSH_TIMEOUT_MS, default 10 s). */
-  timeoutMs: number;
-  /** Attempts of one push before it is given up (PUSH_MAX_ATTEMPTS, default 6). */
-  maxAttempts: number;
-  /** Wait after the first failed attempt, doubled after each further one (PUSH_RETRY_BASE_MS, default 30 s). */
-  retryBaseMs: number;
-  /** Longest wait between two attempts (PUSH_RETRY_MAX_MS, default 1 h). */
-  retryMaxMs: number;
-  /** Pushes one worker sends side by side (PUSH_CONCURRENCY, default 8). */
-  concurrency: number;
 }
-
-type Env = Record<string, string | undefined>;
-type IntReader = (name: string, fallback: number, min?: number, max?: number) => number;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -53,11 +42,7 @@ export function pushConfigFrom(env: Env, int: IntReader, mailFrom: string, probl
     vapidKeys,
     vapidSubject,
     fcm: fcmFrom(env.FCM_SERVICE_ACCOUNT?.trim(), problems),
-    timeoutMs: int('PUSH_TIMEOUT_MS', 10_000, 100, 120_000),
-    maxAttempts: int('PUSH_MAX_ATTEMPTS', 6, 1, 50),
-    retryBaseMs: int('PUSH_RETRY_BASE_MS', 30_000, 0, 86_400_000),
-    retryMaxMs: int('PUSH_RETRY_MAX_MS', 3_600_000, 0, 86_400_000),
-    concurrency: int('PUSH_CONCURRENCY', 8, 1, 64),
+    ...outboxDeliveryFrom('PUSH', int, 6),
   };
 }
 

@@ -7,15 +7,11 @@ import webpush from 'web-push';
 import { keepFirstVapidKeys, type VapidKeyPair } from '../db/vapid-keys.js';
 import type { Database } from '../db/schema.js';
 import type { PushConfig } from './push-config.js';
+import { settledOnce } from './settled-once.js';
 
 /** The pair, settled on first use and remembered (a failure is not: the next use tries again). */
 export function vapidKeySource(config: Pick<PushConfig, 'vapidKeys'>, db: Kysely<Database>): () => Promise<VapidKeyPair> {
   const given = config.vapidKeys;
   if (given) return () => Promise.resolve(given);
-  let settled: Promise<VapidKeyPair> | undefined;
-  return () =>
-    (settled ??= keepFirstVapidKeys(db, webpush.generateVAPIDKeys()).catch((error: unknown) => {
-      settled = undefined;
-      throw error;
-    }));
+  return settledOnce(() => keepFirstVapidKeys(db, webpush.generateVAPIDKeys()));
 }

@@ -1,20 +1,12 @@
 // The webhook settings of the configuration (WEBHOOK_*), read and checked with the rest in
 // server/config.ts.
 import { BlockList, isIP } from 'node:net';
+import { outboxDeliveryFrom, type Env, type IntReader, type OutboxDeliveryConfig } from './outbox-config.js';
 
-export interface WebhookConfig {
-  /** The most one delivery attempt may take, connection to last byte (WEBHOOK_TIMEOUT_MS, default 10 s). */
-  timeoutMs: number;
-  /** Attempts of one delivery before it is given up (WEBHOOK_MAX_ATTEMPTS, default 8). */
-  maxAttempts: number;
-  /** Wait after the first failed attempt, doubled after each further one (WEBHOOK_RETRY_BASE_MS, default 30 s). */
-  retryBaseMs: number;
-  /** Longest wait between two attempts (WEBHOOK_RETRY_MAX_MS, default 1 h). */
-  retryMaxMs: number;
+/** WEBHOOK_TIMEOUT_MS, _MAX_ATTEMPTS (default 8), _RETRY_BASE_MS, _RETRY_MAX_MS, _CONCURRENCY, and: */
+export interface WebhookConfig extends OutboxDeliveryConfig {
   /** Deliveries given up in a row after which the endpoint is turned off as failing (WEBHOOK_DISABLE_AFTER, default 5). */
   disableAfterFailures: number;
-  /** Endpoints served side by side by one worker (WEBHOOK_CONCURRENCY, default 8). */
-  concurrency: number;
   /**
    * Addresses an endpoint may reach although they are private, loopback or link-local
    * (WEBHOOK_ALLOWED_NETWORKS: comma-separated IPs or CIDRs, e.g. 10.0.5.0/24,127.0.0.1).
@@ -22,21 +14,14 @@ export interface WebhookConfig {
   allowedNetworks: string[];
 }
 
-type Env = Record<string, string | undefined>;
-type IntReader = (name: string, fallback: number, min?: number, max?: number) => number;
-
 export function webhookConfigFrom(env: Env, int: IntReader, problems: string[]): WebhookConfig {
   const allowedNetworks = (env.WEBHOOK_ALLOWED_NETWORKS ?? '').split(',').map((n) => n.trim()).filter(Boolean);
   for (const network of allowedNetworks) {
     if (!parseNetwork(network)) problems.push(`WEBHOOK_ALLOWED_NETWORKS: "${network}" is not an IP address or CIDR block`);
   }
   return {
-    timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    maxAttempts: int('WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
-    retryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 30_000, 0, 86_400_000),
-    retryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 3_600_000, 0, 86_400_000),
+    ...outboxDeliveryFrom('WEBHOOK', int, 8),
     disableAfterFailures: int('WEBHOOK_DISABLE_AFTER', 5, 1, 1000),
-    concurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 64),
     allowedNetworks,
   };
 }
