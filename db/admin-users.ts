@@ -1,7 +1,7 @@
 // Users as the admin area sees them: every account (not scoped to the caller), with the
 // avatar each one shows, and one account's record counts.
 import { sql, type Kysely } from 'kysely';
-import { pageMeta, pageOffset, type PageMeta } from './feed.js';
+import { listPage, type PageMeta } from './feed.js';
 import type { Database } from './schema.js';
 import { USER_RECORD_COLUMNS, type UserRecord } from './users.js';
 
@@ -23,7 +23,7 @@ function containsPattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export async function adminUserPage(
+export function adminUserPage(
   db: Kysely<Database>,
   options: { page: number; limit: number; search?: string; now: Date },
 ): Promise<{ rows: AdminUserRow[]; meta: PageMeta }> {
@@ -39,18 +39,7 @@ export async function adminUserPage(
       ]),
     );
   }
-  const [rows, counted] = await Promise.all([
-    query
-      .orderBy('users.id', 'asc')
-      .limit(options.limit)
-      .offset(pageOffset(options))
-      .execute(),
-    query
-      .clearSelect()
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, meta: pageMeta(rows, Number(counted.total), { ...options }) };
+  return listPage(query.orderBy('users.id', 'asc'), options);
 }
 
 export function findAdminUser(db: Kysely<Database>, id: number): Promise<AdminUserRow | undefined> {

@@ -23,6 +23,27 @@ export function pageOffset(options: { page: number; limit: number }): number {
   return Math.min((options.page - 1) * options.limit, Number.MAX_SAFE_INTEGER);
 }
 
+/**
+ * A page of a list that is no sync feed (records without sync stamps: webhook endpoints, push
+ * subscriptions, import sessions): `rows` selected and ordered, its total counted from the same
+ * query without its selection and order.
+ */
+export async function listPage<DB, TB extends keyof DB, Row extends { updated_at: Date }>(
+  rows: SelectQueryBuilder<DB, TB, Row>,
+  options: { page: number; limit: number; now: Date },
+): Promise<{ rows: Row[]; meta: PageMeta }> {
+  const [page, counted] = await Promise.all([
+    rows.limit(options.limit).offset(pageOffset(options)).execute(),
+    rows
+      .clearSelect()
+      .clearOrderBy()
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  // (the selection's type is not resolved for a generic table; it is the one column selected above)
+  return { rows: page, meta: pageMeta(page, Number((counted as { total: number | string }).total), options) };
+}
+
 /** A position in a sync feed: after this stamp and id. */
 export interface FeedCursor {
   stamp: Date;

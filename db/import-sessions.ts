@@ -3,7 +3,7 @@
 // matches rows against is in import-matching.ts).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { MatchedDraft } from '../domain/statements/matching.js';
-import { pageMeta, pageOffset, type PageMeta } from './feed.js';
+import { listPage, type PageMeta } from './feed.js';
 import { CONFIRM_REQUESTED, requestedConfirmOf, type ConfirmRun } from './import-confirm-runs.js';
 import type { Database, DuplicateMatch, ImportDocumentType, ImportSession, ImportSessionStatus, ImportSuggestion, JsonObject } from './schema.js';
 
@@ -85,22 +85,12 @@ export async function suggestionsAt(db: Kysely<Database>, sessionId: number, ind
 }
 
 /** A page of the user's sessions, newest first. */
-export async function sessionPage(
+export function sessionPage(
   db: Kysely<Database>,
   userId: number,
   options: { page: number; limit: number; now: Date },
 ): Promise<{ rows: ImportSessionRow[]; meta: PageMeta }> {
-  const mine = db.selectFrom('import_sessions').where('user_id', '=', userId);
-  const [rows, counted] = await Promise.all([
-    mine
-      .selectAll()
-      .orderBy('id', 'desc')
-      .limit(options.limit)
-      .offset(pageOffset(options))
-      .execute(),
-    mine.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, meta: pageMeta(rows, Number(counted.total), { ...options }) };
+  return listPage(db.selectFrom('import_sessions').selectAll().where('user_id', '=', userId).orderBy('id', 'desc'), options);
 }
 
 /** Deletes the session (its suggestions go with it) and its upload's row; returns the upload's storage key. */

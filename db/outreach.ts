@@ -6,7 +6,7 @@
 // deliver-emails job (jobs/deliver-emails.ts) sets as each e-mail goes out: no counter to keep.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool, type Transaction } from 'kysely';
 import type { OutreachTemplate, Placeholder } from '../domain/outreach-render.js';
-import { pageMeta, pageOffset, type PageMeta } from './feed.js';
+import { listPage, type PageMeta } from './feed.js';
 import type { Database, OutreachAttachment, OutreachAudience as Audience, OutreachMessagesTable } from './schema.js';
 
 /** "Active" means a transaction dated within this many days before now. */
@@ -165,26 +165,16 @@ function fillPlaceholders(template: string, html: boolean): RawBuilder<string> {
 
 /** Campaigns of all admins, newest first, with delivery counts from their sends. */
 export async function outreachPage(db: Kysely<Database>, options: { page: number; limit: number; now: Date }): Promise<{ rows: OutreachRow[]; meta: PageMeta }> {
-  const [rows, counted] = await Promise.all([
+  const { rows, meta } = await listPage(
     db
       .selectFrom('outreach_messages')
       .selectAll('outreach_messages')
-      .select((eb) => [
-        sendCount(eb, 'sent').as('sent'),
-        sendCount(eb, 'failed').as('failed'),
-      ])
+      .select((eb) => [sendCount(eb, 'sent').as('sent'), sendCount(eb, 'failed').as('failed')])
       .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(options.limit)
-      .offset(pageOffset(options))
-      .execute(),
-    db
-      .selectFrom('outreach_messages')
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  const withCounts = rows.map((row) => ({ ...row, sent: Number(row.sent), failed: Number(row.failed) }));
-  return { rows: withCounts, meta: pageMeta(withCounts, Number(counted.total), { ...options }) };
+      .orderBy('id', 'desc'),
+    options,
+  );
+  return { rows: rows.map((row) => ({ ...row, sent: Number(row.sent), failed: Number(row.failed) })), meta };
 }
 
 export async function findOutreach(db: Kysely<Database>, id: number): Promise<OutreachRow> {

@@ -3,7 +3,7 @@
 // caller without what was queued for the previous user. An ntfy topic is unique per user
 // (migration 036).
 import type { Kysely } from 'kysely';
-import { pageMeta, pageOffset, type PageMeta } from './feed.js';
+import { listPage, type PageMeta } from './feed.js';
 import type { PushSubscriptionRow } from './push-deliveries.js';
 import type { PushKind } from './push-schema.js';
 import type { Database } from './schema.js';
@@ -16,12 +16,8 @@ export interface SubscriptionValues {
   expires_at: Date | null;
 }
 
-export async function subscriptionPage(db: Kysely<Database>, userId: number, page: { page: number; limit: number; now: Date }): Promise<{ rows: PushSubscriptionRow[]; meta: PageMeta }> {
-  const [rows, counted] = await Promise.all([
-    db.selectFrom('push_subscriptions').selectAll().where('user_id', '=', userId).orderBy('id').limit(page.limit).offset(pageOffset(page)).execute(),
-    db.selectFrom('push_subscriptions').select((eb) => eb.fn.countAll<number>().as('total')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, meta: pageMeta(rows, Number(counted.total), page) };
+export function subscriptionPage(db: Kysely<Database>, userId: number, page: { page: number; limit: number; now: Date }): Promise<{ rows: PushSubscriptionRow[]; meta: PageMeta }> {
+  return listPage(db.selectFrom('push_subscriptions').selectAll().where('user_id', '=', userId).orderBy('id'), page);
 }
 
 /**

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { WebhookEventKind } from '../domain/webhook-events.js';
-import { pageMeta, pageOffset, type PageMeta } from './feed.js';
+import { listPage, type PageMeta } from './feed.js';
 import type { Database } from './schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveryStatus, WebhookEndpointsTable } from './webhook-schema.js';
 
@@ -29,12 +29,8 @@ export function findEndpoint(db: Kysely<Database>, userId: number, id: number): 
   return db.selectFrom('webhook_endpoints').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function endpointPage(db: Kysely<Database>, userId: number, page: { page: number; limit: number; now: Date }): Promise<{ rows: WebhookEndpointRow[]; meta: PageMeta }> {
-  const [rows, counted] = await Promise.all([
-    db.selectFrom('webhook_endpoints').selectAll().where('user_id', '=', userId).orderBy('id').limit(page.limit).offset(pageOffset(page)).execute(),
-    db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('total')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, meta: pageMeta(rows, Number(counted.total), page) };
+export function endpointPage(db: Kysely<Database>, userId: number, page: { page: number; limit: number; now: Date }): Promise<{ rows: WebhookEndpointRow[]; meta: PageMeta }> {
+  return listPage(db.selectFrom('webhook_endpoints').selectAll().where('user_id', '=', userId).orderBy('id'), page);
 }
 
 export interface EndpointValues {
@@ -96,7 +92,7 @@ export async function attemptsOf(db: Kysely<Database>, deliveryIds: number[]): P
   return byDelivery;
 }
 
-export async function deliveryPage(
+export function deliveryPage(
   db: Kysely<Database>,
   userId: number,
   endpointId: number,
@@ -104,11 +100,7 @@ export async function deliveryPage(
 ): Promise<{ rows: WebhookDeliveryRow[]; meta: PageMeta }> {
   let query = selectDeliveries(db, userId, endpointId);
   if (page.status) query = query.where('webhook_deliveries.status', '=', page.status);
-  const [rows, counted] = await Promise.all([
-    query.orderBy('webhook_deliveries.id', 'desc').limit(page.limit).offset(pageOffset(page)).execute(),
-    query.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, meta: pageMeta(rows, Number(counted.total), page) };
+  return listPage(query.orderBy('webhook_deliveries.id', 'desc'), page);
 }
 
 export function findDelivery(db: Kysely<Database>, userId: number, endpointId: number, id: number): Promise<WebhookDeliveryRow | undefined> {
