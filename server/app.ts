@@ -99,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }),
     assetPrices: new AssetPriceService(new CoinGeckoClient(config.assetPricesUrl)),
     specVersion: String((contract.document.info as { version: string }).version),
-    build: process.env.BUILD_ID || `code-${await runningCodeFingerprint()}`,
+    build: config.buildId ?? `code-${await runningCodeFingerprint()}`,
     operationCounts: {
       total: operations.length,
       implemented: operations.filter((op) => op.operationId in handlers).length,

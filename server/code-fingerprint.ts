@@ -28,11 +28,12 @@ export function runningCodeFingerprint(): Promise<string> {
 export async function codeFingerprint(root: string): Promise<string> {
   const files = (await Promise.all(CODE_FOLDERS.map((folder) => filesUnder(path.join(root, folder))))).flat();
   files.push(...LOCK_FILES.map((name) => path.join(root, name)));
+  files.sort();
+  const contents = await Promise.all(files.map((file) => readFile(file).catch(() => null)));
   const digest = createHash('sha256');
-  for (const file of files.sort()) {
-    const content = await readFile(file).catch(() => null);
-    if (content === null) continue;
-    digest.update(path.relative(root, file)).update('\0').update(content).update('\0');
-  }
+  files.forEach((file, i) => {
+    const content = contents[i];
+    if (content !== null) digest.update(path.relative(root, file)).update('\0').update(content).update('\0');
+  });
   return digest.digest('hex').slice(0, 16);
 }

@@ -18,6 +18,8 @@ export interface Config {
   dataDir: string;
   /** APP_KEY: the secret that signs access tokens; unset, the one kept in the database is used (server/app-key.ts). */
   appKey: string | undefined;
+  /** BUILD_ID: the release's identifier; unset, a digest of the running code (server/code-fingerprint.ts). */
+  buildId: string | undefined;
   /** Access-token lifetime in seconds. */
   tokenTtlSeconds: number;
   /** argon2id cost of new password hashes (PASSWORD_HASH_*); the strong defaults are for production. */
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseKeepPlans,
     dataDir,
     appKey: env.APP_KEY || undefined,
+    buildId: env.BUILD_ID?.trim() || undefined,
     tokenTtlSeconds: tokenTtlSeconds!,
     passwordHashing,
     logLevel,

@@ -74,6 +74,7 @@ if (!process.env.DATABASE_URL) {
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
       // no BUILD_ID: processes of one release agree on their ETags by the code they run (the sync
       // fleet's revalidations through another process must still answer 304)
+      BUILD_ID: '',
       // the shared store every process reaches (each store's own behaviour: file-stores.test.ts)
       STORAGE_URL: 'database',
       ...env,

@@ -6,4 +6,7 @@ export const TEST_ENV: Readonly<Record<string, string>> = Object.freeze({
   PASSWORD_HASH_MEMORY_KIB: '1024',
   PASSWORD_HASH_ITERATIONS: '1',
   PASSWORD_HASH_PARALLELISM: '1',
+  // one release: reading the code for its digest (~75 ms) would add to every test process's
+  // start; test/process-fleet.test.ts and test/unit/code-fingerprint.test.ts test the digest
+  BUILD_ID: 'test',
 });
