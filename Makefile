@@ -1,5 +1,5 @@
 # The verbs a person types. `make run` and `make test` do all set-up on a fresh machine.
-.PHONY: install generate check-generated build migrate run dev test test-pg fuzz lint sdk-check typecheck bench admin clean
+.PHONY: install generate check-generated build migrate run dev test test-pg fuzz lint sdk-check api-diff changelog typecheck typecheck-fast bench admin clean
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -38,8 +38,23 @@ lint: install
 sdk-check: generate
 	npx tsx scripts/sdk-check.ts
 
+# The contract over time: fails on a change that breaks a client of the released 1.1.2
+# (spec/released/1.1.2.json) unless spec/released/breaking-exceptions.yaml accepts it with a
+# reason, and when docs/api-changelog.md is stale (scripts/api-diff.ts).
+api-diff: generate
+	npx tsx scripts/api-diff.ts
+
+# Rewrites docs/api-changelog.md from the difference (run after merging spec changes, commit it).
+changelog: generate
+	npx tsx scripts/api-diff.ts --changelog
+
 typecheck: generate
 	npx tsc --noEmit
+
+# The native compiler (@typescript/native-preview, type-checking only, ~3x faster); the build and
+# CI keep TypeScript 5.x (`make typecheck`).
+typecheck-fast: generate
+	npx tsgo --noEmit
 
 # The edit-generate-test loop: serves the API, regenerates generated/ when spec/ changes,
 # type-checks continuously and restarts the service on every change (scripts/dev.ts).

@@ -2563,6 +2563,14 @@ export interface components {
                 total: number;
                 implemented: number;
             };
+            /**
+             * @description The operationIds this server has beyond the interface as released (1.1.2). The interface version stays 1.1.2 while everything added is optional to a 1.1.2 client; a client uses an addition when its operationId is listed here. docs/api-changelog.md lists every addition, new fields included.
+             * @example [
+             *       "getLiveness",
+             *       "createWebhookEndpoint"
+             *     ]
+             */
+            additions: string[];
         };
         ServerInfoResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["ServerInfo"];
@@ -7971,7 +7979,12 @@ export interface operations {
             query?: {
                 /** @description Name or symbol to look for (the reference's name). Required unless `query` is given (422 on `q`). */
                 q?: string;
-                /** @description The same as `q`, the name earlier builds of this service documented; `q` wins when both are given. */
+                /**
+                 * @deprecated
+                 * @description The same as `q`, the name earlier builds of this service documented; `q` wins when both are given. Send `q`.
+                 *
+                 *     **Deprecated** since 2026-11-28: answers carry a `Deprecation` header.
+                 */
                 query?: string;
             };
             header?: never;

@@ -13,6 +13,8 @@ export interface OperationInfo {
   bodyTypes: readonly string[];
   /** `x-conditional`: answers with an ETag and 304; what the tag covers besides the user's rows. */
   conditional?: readonly ConditionalFact[];
+  /** Marked deprecated in the spec (itself, a parameter or a property): the headers its answers carry (server/deprecation.ts). */
+  deprecation?: { date: string; sunset?: string; parameters?: readonly string[] };
 }
 
 export type ConditionalFact = 'today' | 'exchange-rates';
@@ -254,7 +256,7 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'getLiveness',method: 'GET',path: '/health/live',route: '/api/health/live',tag: 'Health',public: true,bodyTypes: []},
   {operationId: 'getReadiness',method: 'GET',path: '/health/ready',route: '/api/health/ready',tag: 'Health',public: true,bodyTypes: []},
   {operationId: 'listAssetPrices',method: 'GET',path: '/v1/asset-prices',route: '/api/v1/asset-prices',tag: 'Holdings',public: false,bodyTypes: []},
-  {operationId: 'searchAssets',method: 'GET',path: '/v1/asset-prices/search',route: '/api/v1/asset-prices/search',tag: 'Holdings',public: false,bodyTypes: []},
+  {operationId: 'searchAssets',method: 'GET',path: '/v1/asset-prices/search',route: '/api/v1/asset-prices/search',tag: 'Holdings',public: false,bodyTypes: [],deprecation: {date: '2026-11-28',parameters: ['query']}},
   {operationId: 'analyzeImport',method: 'POST',path: '/v1/import/analyze',route: '/api/v1/import/analyze',tag: 'Import',public: false,bodyTypes: ['multipart/form-data']},
   {operationId: 'confirmImport',method: 'POST',path: '/v1/import/confirm',route: '/api/v1/import/confirm',tag: 'Import',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteImportSession',method: 'DELETE',path: '/v1/import/sessions/{id}',route: '/api/v1/import/sessions/:id',tag: 'Import',public: false,bodyTypes: []},
@@ -326,4 +328,28 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'redeliverWebhook',method: 'POST',path: '/v1/webhooks/{id}/deliveries/{delivery}/redeliver',route: '/api/v1/webhooks/:id/deliveries/:delivery/redeliver',tag: 'Webhooks',public: false,bodyTypes: []},
   {operationId: 'rotateWebhookSecret',method: 'POST',path: '/v1/webhooks/{id}/rotate-secret',route: '/api/v1/webhooks/:id/rotate-secret',tag: 'Webhooks',public: false,bodyTypes: []},
   {operationId: 'updateWebhookEndpoint',method: 'PUT',path: '/v1/webhooks/{id}',route: '/api/v1/webhooks/:id',tag: 'Webhooks',public: false,bodyTypes: ['application/json']},
+];
+
+/** The operations added since 1.1.2 as released (spec/released/1.1.2.json): `GET /info` lists them. */
+export const additions: readonly OperationId[] = [
+  'askAssistant',
+  'loginUserAuthAlias',
+  'getLiveness',
+  'getReadiness',
+  'updateImportMapping',
+  'getCloudBenefits',
+  'listCloudPlans',
+  'deletePushSubscription',
+  'getPushServer',
+  'listPushSubscriptions',
+  'registerPushSubscription',
+  'createTransferAlias',
+  'createWebhookEndpoint',
+  'deleteWebhookEndpoint',
+  'getWebhookEndpoint',
+  'listWebhookDeliveries',
+  'listWebhookEndpoints',
+  'redeliverWebhook',
+  'rotateWebhookSecret',
+  'updateWebhookEndpoint',
 ];

@@ -1,4 +1,5 @@
 // Info: what this server is, publicly. Issue 5 extends it; the shape is the spec's ServerInfo.
+import { additions } from '../generated/operations.js';
 import { ok } from '../server/envelope.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 
@@ -9,6 +10,7 @@ async function getServerInfo({ services }: HandlerContext<'getServerInfo' | 'get
     build: services.build,
     database: services.databaseKind,
     operations: services.operationCounts,
+    additions: [...additions],
   });
 }
 

@@ -1,8 +1,10 @@
 // `make dev`: the edit-generate-test loop. Serves the API from the sources and keeps it in
 // step with every save:
 // - a change under spec/ regenerates generated/ (scripts/generate.ts), as `make generate` does;
-// - TypeScript is type-checked continuously (tsc --watch), generated/ included, so a spec edit
-//   that a handler no longer fits is reported at the handler's line;
+// - TypeScript is type-checked continuously, generated/ included, so a spec edit that a handler
+//   no longer fits is reported at the handler's line: by the native compiler
+//   (@typescript/native-preview's tsgo --watch, about 3x faster than tsc 5.x here; README, "The
+//   edit loop"), or by tsc 5.x, the build's compiler, with DEV_TYPECHECK=tsc;
 // - the service restarts (tsx watch) when a file it loads, or the bundled spec, changes.
 // Each line is prefixed by where it comes from: [spec], [types] or [api].
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -54,7 +56,8 @@ watch(path.join(root, 'spec'), { recursive: true }, () => {
   debounce = setTimeout(regenerate, 200); // an editor's save is often several events
 });
 
-run('[types]', bin('tsc'), ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty']);
+const checker = process.env.DEV_TYPECHECK === 'tsc' ? 'tsc' : 'tsgo';
+run('[types]', bin(checker), ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty']);
 run('[api]', bin('tsx'), ['watch', '--clear-screen=false', '--include', 'generated/openapi.json', path.join(root, 'server', 'main.ts')]);
 
 const stop = () => {

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { deprecationOf, noteDeprecations } from './contract/deprecations.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
@@ -27,6 +28,7 @@ execFileSync(bin('redocly'), ['bundle', 'spec/openapi.yaml', '--ext', 'json', '-
 });
 // Re-serialise so the committed file is stable and readable.
 const spec = JSON.parse(readFileSync(bundled, 'utf8'));
+noteDeprecations(spec);
 writeFileSync(bundled, `${JSON.stringify(spec, null, 2)}\n`);
 
 execFileSync(bin('openapi-typescript'), [bundled, '-o', path.join(out, 'api.ts')], {
@@ -44,6 +46,7 @@ interface OperationRow {
   public: boolean;
   bodyTypes: string[];
   conditional?: string[];
+  deprecation?: ReturnType<typeof deprecationOf>;
 }
 
 /** What the ETag of an `x-conditional` operation covers besides the user's rows (server/conditional.ts). */
@@ -59,6 +62,10 @@ function conditionalFacts(op: any, name: string): string[] | undefined {
   if (!op.responses?.['304']) throw new Error(`${name}: x-conditional without a 304 response`);
   return facts;
 }
+
+/** `METHOD /path` of every operation of the interface as released. */
+const releasedSpec = JSON.parse(readFileSync(path.join(root, 'spec', 'released', '1.1.2.json'), 'utf8'));
+const released = new Set(Object.entries<any>(releasedSpec.paths).flatMap(([specPath, item]) => METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${specPath}`)));
 
 const rows: OperationRow[] = [];
 for (const [specPath, item] of Object.entries<any>(spec.paths)) {
@@ -76,6 +83,7 @@ for (const [specPath, item] of Object.entries<any>(spec.paths)) {
       public: security.length === 0,
       bodyTypes: Object.keys(op.requestBody?.content ?? {}),
       conditional: conditionalFacts(op, `${method.toUpperCase()} ${specPath}`),
+      deprecation: deprecationOf(spec, op, item, `${method.toUpperCase()} ${specPath}`),
     });
   }
 }
@@ -101,6 +109,8 @@ export interface OperationInfo {
   bodyTypes: readonly string[];
   /** \`x-conditional\`: answers with an ETag and 304; what the tag covers besides the user's rows. */
   conditional?: readonly ConditionalFact[];
+  /** Marked deprecated in the spec (itself, a parameter or a property): the headers its answers carry (server/deprecation.ts). */
+  deprecation?: { date: string; sunset?: string; parameters?: readonly string[] };
 }
 
 export type ConditionalFact = ${CONDITIONAL_FACTS.map((fact) => `'${fact}'`).join(' | ')};
@@ -113,6 +123,11 @@ ${rows.filter((r) => r.public).map((r) => `  | '${r.operationId}'`).join('\n')};
 
 export const operations: readonly OperationInfo[] = [
 ${rows.map((r) => `  ${JSON.stringify(r).replace(/"([a-zA-Z]+)":/g, '$1: ')},`).join('\n')}
+];
+
+/** The operations added since 1.1.2 as released (spec/released/1.1.2.json): \`GET /info\` lists them. */
+export const additions: readonly OperationId[] = [
+${rows.filter((r) => !released.has(`${r.method} ${r.path}`)).map((r) => `  '${r.operationId}',`).join('\n')}
 ];
 `;
 writeFileSync(path.join(out, 'operations.ts'), table.replace(/"/g, "'"));

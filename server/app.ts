@@ -167,6 +167,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     rateLimits,
     serializers: options.serializers ?? ResponseSerializers.of(contract.document),
     verifySerializers: options.onResponseChecked !== undefined,
+    docsPrefix: DOCS_PREFIX,
   });
   return app;
 }

@@ -7,6 +7,7 @@ import { operations, type OperationInfo } from '../generated/operations.js';
 import type { Database } from '../db/schema.js';
 import type { TokenService } from './auth.js';
 import { checkConditional, notModified, tagAnswer } from './conditional.js';
+import { deprecationHook } from './deprecation.js';
 import type { Contract } from './contract.js';
 import { isRaw, successBody, type Result } from './envelope.js';
 import { forbidden, notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
@@ -37,6 +38,8 @@ export interface RouteDeps {
   rateLimits: RateLimits;
   /** Compiled serializers of the hot responses; the others go through JSON.stringify. */
   serializers: ResponseSerializers;
+  /** Where the docs are served: a deprecated operation's `Link` points at its entry there. */
+  docsPrefix: string;
   /** Tests: check every compiled response against JSON.stringify (request.serializerDifference). */
   verifySerializers?: boolean;
 }
@@ -52,6 +55,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): 
       config: { operationId: operation.operationId },
       onRequest: operation.public ? undefined : authenticate(deps, operation.tag === ADMIN_TAG, readsFeed(operation, deps.contract)),
       preHandler: deps.rateLimits.forOperation(operation) as preHandlerHookHandler[],
+      onSend: operation.deprecation ? deprecationHook(operation, deps.docsPrefix) : undefined,
       handler: (request, reply) => runOperation(operation, deps, request, reply),
     });
   }

@@ -73,6 +73,13 @@ t.test('GET /asset-prices/search', async (t) => {
   t.same(none.body.data, []);
   t.same((await get('asset-prices/search?query=bitc')).body.data, res.body.data, '`query` is the same parameter');
   t.same((await get('asset-prices/search?q=none&query=bitc')).body.data, [], '`q` wins');
+  // `query` is deprecated in the spec (x-deprecation 2026-11-28): an answer to a request sending it says so
+  const old = await get('asset-prices/search?query=bitc');
+  t.equal(old.headers.deprecation, `@${Date.UTC(2026, 10, 28) / 1000}`, 'Deprecation (RFC 9745): the date');
+  t.equal(old.headers.link, '</docs#/Holdings/searchAssets>; rel="deprecation"; type="text/html"');
+  t.equal(old.headers.sunset, undefined, 'no Sunset: the spec sets no date');
+  t.equal(res.headers.deprecation, undefined, 'not when only `q` is sent');
+  t.equal(res.headers.link, undefined);
 
   const missing = await get('asset-prices/search');
   t.equal(missing.status, 422);

@@ -3,7 +3,7 @@
 import { createServer, type Socket } from 'node:net';
 import t from 'tap';
 import { openDatabase } from '../db/connection.js';
-import { operations } from '../generated/operations.js';
+import { additions, operations } from '../generated/operations.js';
 import { allHandlers } from '../handlers/index.js';
 import { drainAndClose, Lifecycle } from '../server/lifecycle.js';
 import { startApp } from './helpers/harness.js';
@@ -99,6 +99,10 @@ t.test('info says what this server is and how much it implements', async (t) => 
     t.equal(res.body.data.database, process.env.DATABASE_URL ? 'postgresql' : 'embedded');
     t.equal(res.body.data.operations.total, operations.length);
     t.equal(res.body.data.operations.implemented, Object.keys(allHandlers).length);
+    // the operations beyond 1.1.2 as released (spec/released/1.1.2.json), and no released one
+    t.same(res.body.data.additions, additions);
+    t.ok(['getLiveness', 'createWebhookEndpoint', 'registerPushSubscription'].every((id) => res.body.data.additions.includes(id)));
+    t.notOk(res.body.data.additions.includes('listWallets'));
   }
 });
 
