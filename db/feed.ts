@@ -14,6 +14,7 @@ import { sql, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'ky
 import type { Database } from './schema.js';
 import { syncHorizon } from './sync-horizon.js';
 import type { SyncedTable } from './sync.js';
+import { VERSIONED_TABLES } from './migrations/033_user_versions.js';
 import { pageAnchorsOf, type PageAnchors } from './page-anchors.js';
 
 /**
@@ -176,9 +177,10 @@ async function plainPage<Row extends StampedRow>(
   const count = options.countLive ?? (async () => Number((await live.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total));
   const offset = pageOffset(options);
   const ids = bare.where(`${table}.deleted_at`, 'is', null).clearSelect().select(`${table}.id`);
-  // a deep page waits for the count to know which end of the list is nearer
-  const known = offset >= DEEP_OFFSET && options.order.length > 0 ? await count() : undefined;
   const anchors = anchorsOf(db, table, options);
+  // a page far from any known start waits for the count to know which end of the list is nearer
+  const near = anchors && keyable(options.order) ? anchors.store.nearest(anchors.list, offset) : undefined;
+  const known = offset - (near?.position ?? 0) >= DEEP_OFFSET && options.order.length > 0 ? await count() : undefined;
   const capped = pageRows(live, ids, table, { order: options.order, limit: options.limit, offset, total: known, anchors }).then((rows) => capAtHorizon(rows, horizon));
   // a first page shorter than the limit holds every live row: no count (lists of a few records)
   const total = known ?? (offset === 0 && !options.countLive ? capped.then((rows) => (rows.length < options.limit ? rows.length : count())) : count());
@@ -186,9 +188,12 @@ async function plainPage<Row extends StampedRow>(
   return { rows, meta: pageMeta(rows.map(stampOf), totalRows, { ...options, now: horizon }) };
 }
 
+/** Tables whose every change bumps their user's data version: only their lists' anchors can be keyed by it. */
+const VERSIONED = new Set(VERSIONED_TABLES.map(([table]) => table));
+
 /** The page anchors of this list (db/page-anchors.ts), when the caller named it. */
 function anchorsOf(db: Kysely<Database>, table: SyncedTable, options: FeedOptions): ListAnchors | undefined {
-  return options.anchorList ? { store: pageAnchorsOf(db), list: `${table}\n${options.anchorList}` } : undefined;
+  return options.anchorList && VERSIONED.has(table) ? { store: pageAnchorsOf(db), list: `${table}\n${options.anchorList}` } : undefined;
 }
 
 interface ListAnchors {
@@ -227,6 +232,13 @@ async function pageRows<Row>(
     // from the anchor's key; one row more when the page does not start at it, whose id anchors this page's start
     const skip = offset - anchor.position;
     const before = skip > 0 ? 1 : 0;
+    if (skip <= limit) {
+      // a few rows to skip: the page's rows in one statement, as a first page reads them
+      const rows = (await ordered(query.where(afterRow(table, order, anchor.afterId)), order).limit(limit + before).offset(skip - before).execute()) as Row[];
+      if (before && rows.length > 0) record(offset, rows.shift());
+      if (rows.length > 0) record(offset + rows.length, rows.at(-1));
+      return rows;
+    }
     found = await ordered(ids.where(afterRow(table, order, anchor.afterId)), order).limit(limit + before).offset(skip - before).execute();
     if (before && found.length > 0) record(offset, found.shift());
   } else if (fromEnd !== Infinity) {

@@ -5,14 +5,15 @@
 // rule, the page counters and totals). What the service costs over it, route by route, is
 // what its layers cost for the same bytes. The page's `total` and `totals` are counted once at
 // start (the service reads them from its summaries; a count per request would measure
-// counting). GET /floor/transactions?page=&limit=&wallet_ids=&synced_since= as the service
+// counting). PostgreSQL's JSON text puts a space around each `:` and after each `,`, so its
+// page is ~12 % longer than the service's. GET /floor/transactions?page=&limit=&wallet_ids=&synced_since= as the service
 // takes them; a sync page is read by offset in (last_synced_at, id) order, as a client that
 // jumps to it is answered.
 import http from 'node:http';
 import pg from 'pg';
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const clientId = (alias: string) => `case when ${alias}.client_generated_id is null then null when ${alias}_device.token is null then ${alias}.client_generated_id else ${alias}_device.token || ':' || ${alias}.client_generated_id end`;
+const clientId = (alias: string) => `case when ${alias}_device.token is null or ${alias}.client_generated_id is null then null else ${alias}_device.token || ':' || ${alias}.client_generated_id end`;
 
 /** The fields every synced record shows (handlers/views/sync.ts), for the row `alias` joined with `<alias>_device`. */
 function syncFields(alias: string, type: string): string {
@@ -69,7 +70,7 @@ select json_build_object('success', true, 'message', 'Operation successful', 'da
         'recurrence_period', rule.recurrence_period, 'recurrence_interval', rule.recurrence_interval, 'recurrence_ends_at', ${iso('rule.recurrence_ends_at')},
         'next_scheduled_at', ${iso('rule.next_scheduled_at')}, 'created_at', ${iso('rule.created_at')}, 'updated_at', ${iso('rule.updated_at')}) end
     ) order by ${order})
-    from page t left join recurring_rules rule on rule.transaction_id = t.id), '[]'::json),
+    from page t left join devices t_device on t_device.id = t.device_id left join recurring_rules rule on rule.transaction_id = t.id), '[]'::json),
   'last_sync', ${iso('now()')}, 'current_page', $6::int, 'per_page', $2::int, 'total', $7::bigint, 'last_page', greatest(1, ceil($7::numeric / $2)),
   ${sync ? `'next_cursor', '0.0',` : ''}
   'totals', json_build_object('income', $8::numeric, 'expenses', $9::numeric, 'net', $8::numeric - $9::numeric)))::text as body`;
