@@ -14,6 +14,8 @@ import { sql, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'ky
 import type { Database } from './schema.js';
 import { syncHorizon } from './sync-horizon.js';
 import type { SyncedTable } from './sync.js';
+import { VERSIONED_TABLES } from './migrations/033_user_versions.js';
+import { pageAnchorsOf, type PageAnchors } from './page-anchors.js';
 
 /**
  * The row offset of a 1-based page: the one paging rule of every list. Capped so a page far
@@ -96,6 +98,8 @@ export interface FeedOptions {
   marks?: { tokenId: number; feed: string };
   /** Told the horizon a sync page held back the rows stamped at or after (the request's ETag depends on it). */
   horizonRead?: (horizon: Date) => void;
+  /** Which list this is, as the data stands (user, data version, every parameter but the page's): its page anchors' key. */
+  anchorList?: string;
 }
 
 /** Sort keys, most significant first: `[column, direction]`. */
@@ -157,11 +161,12 @@ export async function feedPage<Row extends StampedRow>(
   const narrowed = <Q extends SelectQueryBuilder<any, string, any>>(q: Q): Q => (options.noClientId ? (q.where(`${table}.client_generated_id`, 'is', null) as Q) : q);
   const filtered = narrowed(query as SelectQueryBuilder<any, string, Row>);
   if (sync) return syncPage(db, filtered, table, options, horizon, mark);
-  return plainPage(filtered, options.bare ? narrowed(options.bare) : filtered, table, options, horizon);
+  return plainPage(db, filtered, options.bare ? narrowed(options.bare) : filtered, table, options, horizon);
 }
 
 /** Live rows in the resource's order, paged by offset. */
 async function plainPage<Row extends StampedRow>(
+  db: Kysely<Database>,
   query: SelectQueryBuilder<any, string, Row>,
   bare: SelectQueryBuilder<any, string, any>,
   table: SyncedTable,
@@ -172,13 +177,28 @@ async function plainPage<Row extends StampedRow>(
   const count = options.countLive ?? (async () => Number((await live.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total));
   const offset = pageOffset(options);
   const ids = bare.where(`${table}.deleted_at`, 'is', null).clearSelect().select(`${table}.id`);
-  // a deep page waits for the count to know which end of the list is nearer
-  const known = offset >= DEEP_OFFSET && options.order.length > 0 ? await count() : undefined;
-  const capped = pageRows(live, ids, table, { order: options.order, limit: options.limit, offset, total: known }).then((rows) => capAtHorizon(rows, horizon));
+  const anchors = anchorsOf(db, table, options);
+  // a page far from any known start waits for the count to know which end of the list is nearer
+  const near = anchors && keyable(options.order) ? anchors.store.nearest(anchors.list, offset) : undefined;
+  const known = offset - (near?.position ?? 0) >= DEEP_OFFSET && options.order.length > 0 ? await count() : undefined;
+  const capped = pageRows(live, ids, table, { order: options.order, limit: options.limit, offset, total: known, anchors }).then((rows) => capAtHorizon(rows, horizon));
   // a first page shorter than the limit holds every live row: no count (lists of a few records)
   const total = known ?? (offset === 0 && !options.countLive ? capped.then((rows) => (rows.length < options.limit ? rows.length : count())) : count());
   const [rows, totalRows] = await Promise.all([capped, total, capped.then((rows) => options.alongside?.(rows))]);
   return { rows, meta: pageMeta(rows.map(stampOf), totalRows, { ...options, now: horizon }) };
+}
+
+/** Tables whose every change bumps their user's data version: only their lists' anchors can be keyed by it. */
+const VERSIONED = new Set(VERSIONED_TABLES.map(([table]) => table));
+
+/** The page anchors of this list (db/page-anchors.ts), when the caller named it. */
+function anchorsOf(db: Kysely<Database>, table: SyncedTable, options: FeedOptions): ListAnchors | undefined {
+  return options.anchorList && VERSIONED.has(table) ? { store: pageAnchorsOf(db), list: `${table}\n${options.anchorList}` } : undefined;
+}
+
+interface ListAnchors {
+  store: PageAnchors;
+  list: string;
 }
 
 /**
@@ -186,29 +206,67 @@ async function plainPage<Row extends StampedRow>(
  * rows with only their id selected; the rows it skips are read from the index alone), then
  * reads just those rows: two statements, because as one (`id in (…)`) a table without fresh
  * statistics (a bulk import, or the embedded database, which has no autovacuum) was planned as
- * a nested loop that ran the skipping scan once per row (10,000 rows: a minute). Given the
- * rows' `total`, a page nearer the end is found from the end.
+ * a nested loop that ran the skipping scan once per row (10,000 rows: a minute). Where the ids
+ * start: after a page anchor of the same list (db/page-anchors.ts) when one is near; else, given
+ * the rows' `total`, a page nearer the end is found from the end; else by offset. Every page
+ * leaves the anchors of both its ends.
  */
 async function pageRows<Row>(
   query: SelectQueryBuilder<any, string, Row>,
   ids: SelectQueryBuilder<any, string, any>,
   table: SyncedTable,
-  page: { order: ListOrder; limit: number; offset: number; total?: number },
+  page: { order: ListOrder; limit: number; offset: number; total?: number; anchors?: ListAnchors },
 ): Promise<Row[]> {
-  const { order, limit, offset, total } = page;
+  const { order, limit, offset, total, anchors } = page;
   if (total !== undefined && offset >= total) return [];
-  if (offset === 0) return (await ordered(query, order).limit(limit).execute()) as Row[];
+  const record = (position: number, row: unknown) => anchors?.store.record(anchors.list, position, Number((row as { id: number }).id));
   let found;
-  if (total !== undefined && offset > total / 2) {
+  if (offset === 0) {
+    found = (await ordered(query, order).limit(limit).execute()) as Row[];
+    if (found.length > 0) record(found.length, found.at(-1));
+    return found;
+  }
+  const anchor = anchors && keyable(order) ? anchors.store.nearest(anchors.list, offset) : undefined;
+  const fromEnd = total !== undefined && offset > total / 2 ? total - offset : Infinity;
+  if (anchor && offset - anchor.position <= Math.min(offset, fromEnd)) {
+    // from the anchor's key; one row more when the page does not start at it, whose id anchors this page's start
+    const skip = offset - anchor.position;
+    const before = skip > 0 ? 1 : 0;
+    if (skip <= limit) {
+      // a few rows to skip: the page's rows in one statement, as a first page reads them
+      const rows = (await ordered(query.where(afterRow(table, order, anchor.afterId)), order).limit(limit + before).offset(skip - before).execute()) as Row[];
+      if (before && rows.length > 0) record(offset, rows.shift());
+      if (rows.length > 0) record(offset + rows.length, rows.at(-1));
+      return rows;
+    }
+    found = await ordered(ids.where(afterRow(table, order, anchor.afterId)), order).limit(limit + before).offset(skip - before).execute();
+    if (before && found.length > 0) record(offset, found.shift());
+  } else if (fromEnd !== Infinity) {
     // rows [offset, end) counted from the end are [total - end, total - offset)
-    const end = Math.min(offset + limit, total);
-    found = await ordered(ids, order, true).limit(end - offset).offset(total - end).execute();
+    const end = Math.min(offset + limit, total!);
+    found = (await ordered(ids, order, true).limit(end - offset).offset(total! - end).execute()).reverse();
   } else {
-    found = await ordered(ids, order).limit(limit).offset(offset).execute();
+    // the row before the page too: it anchors the page's start
+    found = await ordered(ids, order).limit(limit + 1).offset(offset - 1).execute();
+    if (found.length > 0) record(offset, found.shift());
   }
   if (found.length === 0) return [];
+  record(offset + found.length, found.at(-1));
   const wanted = found.map((row) => Number(row.id));
   return (await ordered(query.where(`${table}.id`, '=', sql<number>`any(${wanted}::bigint[])`), order).execute()) as Row[];
+}
+
+/** An order all one way can be continued by a row comparison, which the index of that order serves. */
+function keyable(order: ListOrder): boolean {
+  return order.length > 0 && order.every(([, direction]) => direction === order[0][1]) && order.at(-1)![0].endsWith('.id');
+}
+
+/** The rows after the row `id` in `order`: its key read by primary key, compared as one row (exact to the microsecond). */
+function afterRow(table: SyncedTable, order: ListOrder, id: number) {
+  const columns = order.map(([column]) => column);
+  const own = columns.map((column) => sql.ref(`page_anchor.${column.slice(column.lastIndexOf('.') + 1)}`));
+  const comparison = order[0][1] === 'desc' ? sql.raw('<') : sql.raw('>');
+  return sql<boolean>`(${sql.join(columns.map((column) => sql.ref(column)))}) ${comparison} (select ${sql.join(own)} from ${sql.table(table)} as page_anchor where page_anchor.id = ${id})`;
 }
 
 /** Rows stamped in [since, horizon) or after the cursor, in stamp order, paged by position. */
@@ -240,7 +298,9 @@ async function syncPage<Row extends StampedRow>(
   // without either (a client that jumps to a page), it is an offset.
   const skipped = mark ? 0 : pageOffset(options);
   // stamped before the horizon already: nothing to cap
-  const rows = await pageRows(start, start.clearSelect().select(`${table}.id`), table, { order: inStampOrder, limit: options.limit, offset: skipped });
+  // a client that jumps to a page starts at a kept key of the same feed (not after a mark or a cursor: page N is then relative)
+  const anchors = continued ? undefined : anchorsOf(db, table, options);
+  const rows = await pageRows(start, start.clearSelect().select(`${table}.id`), table, { order: inStampOrder, limit: options.limit, offset: skipped, anchors });
 
   // total: the rows before this page, this page, and what follows it (counted up to the cap)
   const before = mark ? (options.page - 1) * options.limit : skipped;

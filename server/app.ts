@@ -1,6 +1,7 @@
 // Builds the fastify app: plugins, the contract routes, errors in the envelope, the docs.
 // Nothing here listens or opens the database: main.ts and the tests do that, then pass it in.
 import { randomUUID } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -25,6 +26,8 @@ import { createRateService } from './rates.js';
 import { registerPublicMedia } from './public-media.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { HEALTH_OPERATIONS, holdRequestsWhileStarting, Lifecycle } from './lifecycle.js';
+import { BodyCache } from './body-cache.js';
+import { registerCompression } from './compression.js';
 import { registerOperationRoutes } from './routes.js';
 import { ResponseSerializers } from './serializers.js';
 import { AttachableJobQueue, type AppServices } from './services.js';
@@ -34,6 +37,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** What handlers receive as `services`; main.ts hands it to the job runner too. */
     services: AppServices;
+    /** Conditional answers kept by their tag (server/body-cache.ts). */
+    bodyCache: BodyCache;
   }
   interface FastifyRequest {
     /** Set once the body parser has finished: an error before that is about the body. */
@@ -134,6 +139,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
   const rateLimits = await setupRateLimits(app, config);
+  // before the routes: the plugin adds its hook to each route as it is registered
+  await registerCompression(app, config.compression);
+  const bodyCache = new BodyCache(config.responseCacheBytes);
+  app.decorate('bodyCache', bodyCache);
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
@@ -168,6 +177,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     serializers: options.serializers ?? ResponseSerializers.of(contract.document),
     verifySerializers: options.onResponseChecked !== undefined,
     docsPrefix: DOCS_PREFIX,
+    compression: config.compression,
+    bodies: bodyCache,
   });
   return app;
 }
@@ -238,7 +249,7 @@ function reportContract(app: FastifyInstance, contract: Contract, report: (r: Co
       violations = emptyResponseViolations(contract, operationId, reply.statusCode, reply.getHeaders());
     } else if (contentType.startsWith('application/json')) {
       try {
-        violations = contract.checkResponse(operationId, reply.statusCode, JSON.parse(String(payload)));
+        violations = contract.checkResponse(operationId, reply.statusCode, JSON.parse(decodedText(payload, reply.getHeader('content-encoding'))));
       } catch (error) {
         violations = [`response is not JSON: ${(error as Error).message}`];
       }
@@ -247,6 +258,13 @@ function reportContract(app: FastifyInstance, contract: Contract, report: (r: Co
     report({ operationId, status: reply.statusCode, violations });
     return payload;
   });
+}
+
+/** Tests: the text of a body this app compressed itself (server/compression.ts); the plugin compresses after this hook. */
+function decodedText(payload: unknown, coding: unknown): string {
+  if (coding === 'gzip') return gunzipSync(payload as Buffer).toString();
+  if (coding === 'br') return brotliDecompressSync(payload as Buffer).toString();
+  return String(payload);
 }
 
 /**

@@ -73,7 +73,9 @@ export function checkConditional(request: FastifyRequest, inputs: TagInputs): 'n
   return asked.tags.includes(opaque(tag)) ? 'not-modified' : 'run';
 }
 
-export function notModified(request: FastifyRequest, reply: FastifyReply) {
+/** 304: the tag, and the headers its 200 would carry that say how to cache it (RFC 9110 §15.4.5). */
+export function notModified(request: FastifyRequest, reply: FastifyReply, variesByCoding = false) {
+  if (variesByCoding) reply.header('vary', 'accept-encoding');
   return reply.code(304).header('etag', request.conditional!.tag).header('cache-control', CACHE_CONTROL).send();
 }
 

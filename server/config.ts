@@ -39,6 +39,10 @@ export interface Config {
   /** The prefix of every Redis key the service writes (REDIS_KEY_PREFIX), so deployments can share one Redis. */
   redisKeyPrefix: string;
   trustProxy: boolean;
+  /** COMPRESSION: answers negotiated into br or gzip by Accept-Encoding (server/compression.ts); off when a proxy compresses. */
+  compression: boolean;
+  /** RESPONSE_CACHE_MB: bytes of serialised (and compressed) answers kept per process by their ETag (server/body-cache.ts); 0 = none. */
+  responseCacheBytes: number;
   /** Public base address of the service, used in links (files, OAuth redirects). */
   publicUrl: string;
   /** Seconds between SIGTERM (readiness turns 503) and the drain, so balancers stop sending first (SHUTDOWN_DELAY, default 5). */
@@ -127,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseKeepPlans = flag('DATABASE_KEEP_PLANS', true);
   const trustProxy = flag('TRUST_PROXY', false);
   const runJobs = flag('RUN_JOBS', true);
+  const compression = flag('COMPRESSION', true);
 
   const ratesTtlSeconds = parseDuration(env.RATES_TTL || '1h');
   if (ratesTtlSeconds === undefined) problems.push('RATES_TTL must be a duration such as 3600, 30m or 1h');
@@ -162,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimitApi = int('RATE_LIMIT_API', 600);
   const storage = storageFrom(env, int('STORAGE_TIMEOUT_MS', 5000, 100, 120_000), problems);
   const llmTimeoutSeconds = int('LLM_TIMEOUT', 60, 1, 600);
+  const responseCacheBytes = int('RESPONSE_CACHE_MB', 32, 0, 4096) * 1024 * 1024;
   const shutdownDelaySeconds = int('SHUTDOWN_DELAY', 5, 0, 300);
   const readinessTimeoutMs = int('READINESS_TIMEOUT_MS', 2000, 50, 60_000);
   const passwordHashing: PasswordHashing = {
@@ -194,6 +200,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     redisKeyPrefix,
     trustProxy,
+    compression,
+    responseCacheBytes,
     publicUrl,
     shutdownDelaySeconds,
     readinessTimeoutMs,

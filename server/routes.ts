@@ -6,6 +6,8 @@ import type { Kysely } from 'kysely';
 import { operations, type OperationInfo } from '../generated/operations.js';
 import type { Database } from '../db/schema.js';
 import type { TokenService } from './auth.js';
+import type { BodyCache } from './body-cache.js';
+import { codingHeaders, encodeBody, negotiatedCoding, type Coding } from './compression.js';
 import { checkConditional, notModified, tagAnswer } from './conditional.js';
 import { deprecationHook } from './deprecation.js';
 import type { Contract } from './contract.js';
@@ -42,6 +44,10 @@ export interface RouteDeps {
   docsPrefix: string;
   /** Tests: check every compiled response against JSON.stringify (request.serializerDifference). */
   verifySerializers?: boolean;
+  /** Whether answers are compressed (COMPRESSION). */
+  compression: boolean;
+  /** Conditional answers kept by their tag (RESPONSE_CACHE_MB). */
+  bodies: BodyCache;
 }
 
 export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -53,6 +59,8 @@ export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): 
       method: operation.method,
       url: operation.route,
       config: { operationId: operation.operationId },
+      // stored files go as stored (server/compression.ts), with their length
+      ...(STORED_FILES.has(operation.operationId) && { compress: false as const }),
       onRequest: operation.public ? undefined : authenticate(deps, operation.tag === ADMIN_TAG, readsFeed(operation, deps.contract)),
       preHandler: deps.rateLimits.forOperation(operation) as preHandlerHookHandler[],
       onSend: operation.deprecation ? deprecationHook(operation, deps.docsPrefix) : undefined,
@@ -61,6 +69,9 @@ export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): 
   }
   registerWrongMethodRoutes(app);
 }
+
+/** Operations that answer a stored file's bytes. */
+const STORED_FILES = new Set(['downloadFile']);
 
 /** Operations of this tag are for accounts with the admin role only. */
 const ADMIN_TAG = 'Admin';
@@ -103,7 +114,14 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
   if (!handler) throw notImplemented(operation.operationId);
   // x-conditional: an unchanged answer is 304 before anything of it is read
   const precondition = conditionalOf(operation, deps, request);
-  if (precondition === 'not-modified') return notModified(request, reply);
+  if (precondition === 'not-modified') return notModified(request, reply, deps.compression);
+  const coding = precondition ? negotiatedCoding(request, deps.compression) : 'identity';
+  // the same tag's answer, already serialised and compressed: the request's identity is in the tag
+  const kept = precondition === 'run' ? deps.bodies.get(request.user!, request.conditional!.tag, coding) : undefined;
+  if (kept) {
+    tagAnswer(request, reply);
+    return sendEncoded(reply, kept.bytes, kept.coding, deps.compression);
+  }
 
   const run = () =>
     handler({
@@ -124,17 +142,27 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
   // the handler's writes have committed: jobs they asked for may run now
   for (const job of nudges) await deps.services.jobs.send(job);
   if (isRaw(result)) return reply.code(result.status).headers(result.headers).send(result.body);
-  if (precondition && result.status === 200) {
-    if (precondition === 'any') return notModified(request, reply);
-    tagAnswer(request, reply);
-  }
   const serialize = deps.serializers.for(operation.operationId, result.status);
+  if (precondition && result.status === 200) {
+    if (precondition === 'any') return notModified(request, reply, deps.compression);
+    tagAnswer(request, reply);
+    const text = (serialize ? (deps.verifySerializers ? verifiedFor(request, serialize) : serialize) : JSON.stringify)(successBody(result));
+    const encoded = await encodeBody(text, coding);
+    if (request.conditional!.taggable) deps.bodies.set(request.user!, request.conditional!.tag, coding, encoded);
+    return sendEncoded(reply, encoded.bytes, encoded.coding, deps.compression);
+  }
   // with its own serializer fastify sets no content type: the one it sets for JSON
   if (serialize) reply.type(JSON_TYPE).serializer(deps.verifySerializers ? verifiedFor(request, serialize) : serialize);
   return reply.code(result.status).send(successBody(result));
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A conditional GET's 200 as bytes already serialised (and compressed). */
+function sendEncoded(reply: FastifyReply, bytes: Buffer, coding: Coding, compression: boolean) {
+  codingHeaders(reply, coding, compression);
+  return reply.code(200).type(JSON_TYPE).send(bytes);
+}
 
 /** For a GET of an `x-conditional` operation by a user: its tag is set, and what If-None-Match asks of it. */
 function conditionalOf(operation: OperationInfo, deps: RouteDeps, request: FastifyRequest) {

@@ -4,6 +4,7 @@
 // its order that offset paging defines, with every filter, up to and past the last page.
 import t from 'tap';
 import { sql } from 'kysely';
+import { pageAnchorsOf } from '../db/page-anchors.js';
 import { startApp } from './helpers/harness.js';
 
 const api = await startApp(t);
@@ -81,4 +82,56 @@ t.test('a deep page of another user is empty, and no token is 401', async (t) =>
   t.same(res.body.data.data, []);
   t.equal(res.body.data.total, 0);
   t.equal((await api.request('GET', '/api/v1/transactions?page=150&limit=100')).status, 401);
+});
+
+// Pages found by key (db/page-anchors.ts): every page read leaves the ids at its two ends, and a
+// later page of the same list at the same data version starts at the nearest one instead of
+// skipping rows. Each page must still be exactly the offset slice, also when rows change between
+// requests (a change is a new data version: its anchors start over).
+t.test('pages found from kept anchors are the offset slices, while rows change between requests', async (t) => {
+  const anchors = pageAnchorsOf(api.db);
+  const check = async (n: number, limit: number, why: string) => {
+    const ids = await expectedIds({});
+    const res = await page(`page=${n}&limit=${limit}`);
+    t.equal(res.status, 200);
+    t.same(res.body.data.data.map((row: { id: number }) => row.id), ids.slice((n - 1) * limit, n * limit), `page ${n} at limit ${limit}: ${why}`);
+    t.equal(res.body.data.total, ids.length);
+  };
+  // a walk from the first page: each page starts at the anchor the previous one left
+  for (let n = 1; n <= 40; n++) await check(n, 50, 'walked');
+  const version = async () => Number((await api.db.selectFrom('user_versions').select('version').where('user_id', '=', owner.user.id).executeTakeFirstOrThrow()).version);
+  // the list's key: its parameters as validated (with the spec's defaults), but the page's own
+  const list = `transactions\n${owner.user.id}\n${await version()}\n${JSON.stringify([['exclude_transfers', false]])}`;
+  t.ok(anchors.nearest(list, 40 * 50), 'the walk left anchors');
+  // other limits, backwards, and jumps near a known anchor (positions between anchors)
+  for (const [n, limit] of [[39, 50], [20, 100], [19, 100], [27, 73], [26, 73], [101, 20], [60, 33], [1, 7], [3, 7]] as const) await check(n, limit, 'near an anchor');
+
+  // rows change between requests: deleted, inserted with the same sort keys as existing rows
+  // (ties decided by id), moved in time; every later page is still its slice of the list as it is
+  const [shown] = (await page('page=10&limit=50')).body.data.data;
+  await sql`update transactions set deleted_at = now() where user_id = ${owner.user.id} and id in (
+    select id from transactions where user_id = ${owner.user.id} and deleted_at is null order by datetime desc, created_at desc, id desc limit 3 offset 420)`.execute(api.db);
+  await check(11, 50, 'after deletes before the page');
+  await sql`insert into transactions (user_id, wallet_id, type, amount, datetime, description, created_at, updated_at, last_synced_at)
+    select user_id, wallet_id, type, amount, datetime, 'tie of ' || id, created_at, now(), now() from transactions where id = ${shown.id}`.execute(api.db);
+  await check(10, 50, 'after an insert tied with a row of the page');
+  await check(11, 50, 'the next page after the insert');
+  await sql`update transactions set datetime = timestamptz '2030-01-01' where id = ${shown.id}`.execute(api.db);
+  await check(10, 50, 'after a row moved to the front');
+  for (let n = 12; n <= 16; n++) await check(n, 50, 'walked after the changes');
+  t.not(await version(), Number(list.split('\n')[2]), 'each change was a new version');
+});
+
+t.test('a sync feed jumped into without a mark starts at a kept anchor: the same rows', async (t) => {
+  const stamped = async () =>
+    (await api.db.selectFrom('transactions').select('id').where('user_id', '=', owner.user.id).orderBy('last_synced_at').orderBy('id').execute()).map((row) => Number(row.id));
+  const ids = await stamped();
+  const limit = 100;
+  for (const n of [1, 2, 3, 30, 31, 29, 60, 61, 2]) {
+    // a fresh token each time: no page marks, so page N is a position in the feed
+    const token = (await api.request('POST', '/api/login', { body: { email: owner.email, password: owner.password } })).body.data.token as string;
+    const res = await page(`synced_since=2000-01-01T00:00:00Z&limit=${limit}&page=${n}`, token);
+    t.equal(res.status, 200);
+    t.same(res.body.data.data.map((row: { id: number }) => row.id), ids.slice((n - 1) * limit, n * limit), `sync page ${n}`);
+  }
 });

@@ -92,9 +92,17 @@ export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['ord
     // only a synced_since feed pages by marks
     ...(reader && reader.pagesByMark !== false && since ? { marks: { tokenId: reader.user.tokenId, feed: feedKey(query) } } : {}),
     ...(reader ? { horizonRead: (horizon: Date) => heldBackBy(reader.request, reader.user, horizon) } : {}),
+    // deep pages start at a kept key of the same list as the data stands at this version (db/page-anchors.ts)
+    ...(reader && !cursor ? { anchorList: `${reader.user.id}\n${reader.user.dataVersion}\n${listKey(query)}` } : {}),
     // read with the token (server/routes.ts) when the operation takes synced_since
     ...(reader?.user.syncHorizon ? { horizon: Promise.resolve(reader.user.syncHorizon) } : {}),
   };
+}
+
+/** Every parameter of a list request but those that only choose a page of it, in a stable order: which list it is. */
+function listKey(query: ListQuery): string {
+  const { page: _page, cursor: _cursor, limit: _limit, ...rest } = query as Record<string, unknown>;
+  return JSON.stringify(Object.keys(rest).sort().map((key) => [key, rest[key]]));
 }
 
 /** Every parameter of a list request but the page (and the cursor), in a stable order. */

@@ -36,10 +36,11 @@ export function seededBenchPool(max: number, applicationName?: string): { pool: 
   return { pool, connectionString };
 }
 
-export async function openBenchApp() {
+/** `overrides`: e.g. `responseCacheBytes: 0` for the tools that measure what building a page costs (a kept answer would be measured instead). */
+export async function openBenchApp(overrides: Partial<ReturnType<typeof benchConfig>> = {}) {
   const dataDir = process.env.BENCH_DATA_DIR ?? path.join(tmpdir(), 'finance-bench');
   mkdirSync(dataDir, { recursive: true });
-  const config = benchConfig(dataDir);
+  const config = { ...benchConfig(dataDir), ...overrides };
   const databaseUrl = config.databaseUrl ? await benchDatabase(config.databaseUrl) : undefined;
   const embeddedDir = path.join(dataDir, 'embedded');
   if (!databaseUrl && process.env.BENCH_RESEED === '1') rmSync(embeddedDir, { recursive: true, force: true });

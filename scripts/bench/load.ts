@@ -21,6 +21,10 @@ export interface Target {
   /** The service child's process id (its RSS is read from /proc). */
   pid: number;
   bare: string;
+  /** The same service without kept answers (RESPONSE_CACHE_MB=0). */
+  uncached: string;
+  /** The floor (scripts/bench/floor.ts); PostgreSQL only. */
+  floor?: string;
   database: string;
   users: Array<{ label: string; rows: number; userId: number; token: string; wallets: number[]; categories: number[]; budgets: Record<string, number[]> }>;
   writer: { userId: number; token: string; wallets: number[] };

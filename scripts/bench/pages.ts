@@ -16,7 +16,8 @@ import { BENCH_PASSWORD, type SeededUser } from './seed.js';
 const RUNS = Number(process.env.RUNS ?? 20);
 const PAGES = Number(process.env.PAGES ?? 300);
 
-const { app: compiled, database, config } = await openBenchApp();
+// without kept answers: every request builds its page
+const { app: compiled, database, config } = await openBenchApp({ responseCacheBytes: 0 });
 const document = (await compiled.inject({ method: 'GET', url: '/api/openapi.json' })).json();
 const plain = await buildApp({ config, database, logger: false, serializers: ResponseSerializers.build(document, []) });
 const apps: Array<[string, FastifyInstance]> = [

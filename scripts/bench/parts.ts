@@ -1,8 +1,9 @@
 // The parts of `make bench`, each measuring its routes against the goals of issue 14.
-// BENCH_ONLY=user,ratios,list,sync,stats,budgets,writes,import,import-session picks some of them.
+// BENCH_ONLY=user,ratios,bytes,list,sync,stats,budgets,writes,import,import-session picks some of them.
 import { csvImport } from './csv-import.js';
 import { importSession } from './import-session.js';
 import { load, percentile, report, settle, type Row, type Target } from './load.js';
+import { bytes } from './bytes.js';
 import { ratios } from './ratios.js';
 
 type Part = (target: Target) => Promise<Row[]>;
@@ -173,4 +174,4 @@ const writes: Part = async (target) => {
   ];
 };
 
-export const PARTS: Record<string, Part> = { user, ratios, list, sync, stats, budgets, writes, import: csvImport, 'import-session': importSession };
+export const PARTS: Record<string, Part> = { user, ratios, bytes, list, sync, stats, budgets, writes, import: csvImport, 'import-session': importSession };

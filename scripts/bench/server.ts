@@ -21,11 +21,12 @@ import { jobs } from '../../jobs/index.js';
 import { loadConfig } from '../../server/config.js';
 import { walletsOffLedger } from '../../test/helpers/ledger-invariant.js';
 import { openBenchApp } from './bench-database.js';
+import { startFloor } from './floor.js';
 import { registerProbes } from './probes.js';
 import { BENCH_PASSWORD, ensureSeeded, registerUser, type SeedPlan } from './seed.js';
 
 const log = (line: string) => console.error(`[bench server] ${line}`);
-const { app, database, databaseUrl, dataDir } = await openBenchApp();
+const { app, database, databaseUrl, dataDir, config } = await openBenchApp();
 
 const main = Number(process.env.BENCH_ROWS ?? (databaseUrl ? 1_000_000 : 100_000));
 const plan: SeedPlan[] = [
@@ -62,6 +63,10 @@ await runner?.start();
 app.services.jobs.attach(runner);
 
 const full = await app.listen({ port: 0, host: '127.0.0.1' });
+// the same service without kept answers (what compression costs a page that is not kept), and the floor (issue 40)
+const uncachedApp = await buildApp({ config: { ...config, responseCacheBytes: 0 }, database, logger: false });
+const uncached = await uncachedApp.listen({ port: 0, host: '127.0.0.1' });
+const floor = database.kind === 'postgresql' ? await startFloor(database.connectionString, users[0].userId) : undefined;
 const bare = Fastify({ logger: false });
 const jti = decodeJwt(users[0].token).jti!;
 bare.get('/bare/user', async () => {
@@ -94,6 +99,8 @@ console.log(
     full,
     pid: process.pid,
     bare: bareUrl,
+    uncached,
+    floor: floor?.url,
     database: database.kind,
     users,
     writer: { ...writer, wallets: writerWallets.map((w) => Number(w.id)) },
@@ -101,6 +108,8 @@ console.log(
 );
 process.on('SIGTERM', async () => {
   await app.close();
+  await uncachedApp.close();
+  await floor?.close();
   await runner?.stop();
   await bare.close();
   await database.close();

@@ -17,7 +17,8 @@ import { BENCH_PASSWORD } from './seed.js';
 
 const runs = Number(process.argv[2] ?? 15);
 const { pool, connectionString } = seededBenchPool(10, 'stats-medians');
-const config = benchConfig();
+// without kept answers: every request builds its answer
+const config = { ...benchConfig(), responseCacheBytes: 0 };
 // plans kept as the service keeps them (db/connection.ts); DATABASE_KEEP_PLANS=0 measures without
 const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: config.databaseKeepPlans ? poolKeepingPlans(pool) : pool }) });
 const app = await buildApp({ config, database: { db, kind: 'postgresql', connectionString, close: () => db.destroy() }, logger: false });

@@ -23,6 +23,8 @@ t.test('defaults', async (t) => {
     databaseKeepPlans: true,
     shutdownDelaySeconds: 5,
     readinessTimeoutMs: 2000,
+    compression: true,
+    responseCacheBytes: 32 * 1024 * 1024,
   });
   t.equal(config.appKey, undefined, 'without APP_KEY the key is the one kept in the database');
   t.notOk(existsSync(path.join(dataDir, 'app.key')), 'and no key file is written');
@@ -48,6 +50,10 @@ t.test('settings', async (t) => {
   t.equal(loadConfig({ APP_KEY: 'k' }).redisKeyPrefix, 'finance-rl:');
   t.equal(loadConfig({ APP_KEY: 'k', REDIS_KEY_PREFIX: 'eu-1:rl:' }).redisKeyPrefix, 'eu-1:rl:');
   t.throws(() => loadConfig({ APP_KEY: 'k', REDIS_KEY_PREFIX: 'has space' }), /REDIS_KEY_PREFIX/);
+  t.match(loadConfig({ APP_KEY: 'k', COMPRESSION: 'off', RESPONSE_CACHE_MB: '0' }), { compression: false, responseCacheBytes: 0 }, 'a proxy compresses; nothing kept');
+  t.equal(loadConfig({ APP_KEY: 'k', RESPONSE_CACHE_MB: '8' }).responseCacheBytes, 8 * 1024 * 1024);
+  t.throws(() => loadConfig({ APP_KEY: 'k', RESPONSE_CACHE_MB: 'lots' }), /RESPONSE_CACHE_MB/);
+  t.throws(() => loadConfig({ APP_KEY: 'k', COMPRESSION: 'gzip' }), /COMPRESSION/);
 });
 
 t.test('on/off settings take one spelling, whatever their case', async (t) => {
