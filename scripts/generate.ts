@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { mcpToolsOf } from './mcp-tools.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
@@ -116,4 +117,8 @@ ${rows.map((r) => `  ${JSON.stringify(r).replace(/"([a-zA-Z]+)":/g, '$1: ')},`).
 ];
 `;
 writeFileSync(path.join(out, 'operations.ts'), table.replace(/"/g, "'"));
-console.log(`generated/: ${rows.length} operations`);
+
+// The MCP server's tools: the operations marked x-mcp (scripts/mcp-tools.ts)
+const tools = mcpToolsOf(spec);
+writeFileSync(path.join(out, 'mcp-tools.json'), `${JSON.stringify(tools, null, 2)}\n`);
+console.log(`generated/: ${rows.length} operations, ${tools.length} MCP tools`);

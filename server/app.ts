@@ -25,6 +25,7 @@ import { createRateService } from './rates.js';
 import { registerPublicMedia } from './public-media.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { HEALTH_OPERATIONS, holdRequestsWhileStarting, Lifecycle } from './lifecycle.js';
+import { registerMcp } from './mcp.js';
 import { registerOperationRoutes } from './routes.js';
 import { ResponseSerializers } from './serializers.js';
 import { AttachableJobQueue, type AppServices } from './services.js';
@@ -120,8 +121,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id', 'If-None-Match'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
+    // and what browser-based MCP clients send to /mcp and read from it
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id', 'If-None-Match', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'WWW-Authenticate', 'Mcp-Session-Id'],
   });
   await app.register(multipart, {
     attachFieldsToBody: true,
@@ -168,6 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     serializers: options.serializers ?? ResponseSerializers.of(contract.document),
     verifySerializers: options.onResponseChecked !== undefined,
   });
+  registerMcp(app, { db: database.db, contract, handlers, services, rateLimits }, services.specVersion);
   return app;
 }
 
