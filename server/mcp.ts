@@ -40,7 +40,7 @@ export function registerMcp(app: FastifyInstance, deps: ToolDeps & { rateLimits:
 
   const handler = createMcpHandler(
     ({ authInfo }) => serverFor(tools, deps, version, authInfo),
-    { responseMode: 'json', maxRequestBodySize: MAX_BODY_BYTES, onerror: (error) => app.log.debug({ err: error }, 'MCP request refused') },
+    { maxRequestBodySize: MAX_BODY_BYTES, onerror: (error) => app.log.debug({ err: error }, 'MCP request refused') },
   );
   app.addHook('onClose', async () => handler.close());
 
