@@ -238,6 +238,11 @@ t.test('MCP over plain HTTP: 401 names the metadata, API tokens and bad origins 
 
   t.equal((await rpc(initialize('2025-11-25'), { authorization: `Bearer ${owner.token}` })).status, 401, 'an API token is not an MCP token');
   t.equal((await rpc(initialize('2025-11-25'), { authorization: 'Bearer not-a-token' })).status, 401);
+  const leaving = await api.newUser();
+  const orphan = await mcpToken(leaving);
+  t.equal((await rpc(initialize('2025-11-25'), { authorization: `Bearer ${orphan}` })).status, 200);
+  t.equal((await api.request('DELETE', '/api/v1/account', { token: leaving.token, body: { confirm_delete: true } })).status, 200);
+  t.equal((await rpc(initialize('2025-11-25'), { authorization: `Bearer ${orphan}` })).status, 401, "a deleted account's token");
   t.equal((await rpc(initialize('2025-11-25'), { authorization: `Bearer ${token}`, origin: 'https://evil.example' })).status, 403, 'a foreign origin');
   t.equal((await rpc(initialize('2025-11-25'), { authorization: `Bearer ${token}`, origin: 'http://localhost:6274' })).status, 200, 'a local one');
 
