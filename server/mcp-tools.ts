@@ -9,8 +9,8 @@ import type { FastifyRequest } from 'fastify';
 import { operations, type OperationInfo } from '../generated/operations.js';
 import type { McpScope, McpUser } from './auth.js';
 import { isRaw } from './envelope.js';
-import { HttpError, type FieldErrors } from './errors.js';
-import { callHandler, checkedRequest, handlerOf, type RouteDeps } from './routes.js';
+import { HttpError, validationFailed, type FieldErrors } from './errors.js';
+import { callHandler, handlerOf, type RouteDeps } from './routes.js';
 
 /** JSON Schema as the tool table carries it (draft 2020-12, the MCP default dialect). */
 export type JsonSchema = Record<string, unknown>;
@@ -97,9 +97,9 @@ function requestOf(tool: McpToolRow, operation: OperationInfo, args: Record<stri
   return { path: pathText, headers: takesBody ? { 'content-type': 'application/json' } : {}, query, body };
 }
 
-/** As HTTP checks it, but a malformed path argument is named (HTTP answers 404 for it, which tells a model nothing). */
+/** The contract's check, as HTTP's (checkedRequest), except that a malformed path argument is named: HTTP's 404 for it would tell a model nothing. */
 function checkedOrFieldErrors(operation: OperationInfo, deps: ToolDeps, parts: ReturnType<typeof requestOf>) {
   const check = deps.contract.checkRequest(operation.operationId, { method: operation.method, ...parts });
-  if (!check.ok && check.pathInvalid) throw new HttpError(422, Object.values(check.errors)[0]?.[0] ?? 'The given data was invalid.', check.errors);
-  return checkedRequest(operation, deps, parts);
+  if (!check.ok) throw validationFailed(check.errors);
+  return { params: check.params, query: check.query };
 }

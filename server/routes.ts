@@ -114,7 +114,7 @@ export interface OperationRequest {
 }
 
 /** The request checked by the contract: coerced params and query, or 422 keyed by field (404 for a malformed id in the path). */
-export function checkedRequest(operation: OperationInfo, deps: Pick<RouteDeps, 'contract'>, parts: OperationRequest) {
+function checkedRequest(operation: OperationInfo, deps: Pick<RouteDeps, 'contract'>, parts: OperationRequest) {
   const check = deps.contract.checkRequest(operation.operationId, { method: operation.method, ...parts });
   if (!check.ok) {
     // A malformed id in the path names no record: 404, as for an unknown id.
