@@ -172,7 +172,12 @@ export interface TokensTable {
   user_id: number;
   jti: string;
   name: Generated<string>;
-  expires_at: Timestamp;
+  /** 'api' (the API's bearer tokens) or 'mcp' (personal tokens of the MCP server, 039). */
+  kind: Generated<'api' | 'mcp'>;
+  /** MCP tokens: what they may do, space-separated ('read write'); null for API tokens. */
+  scopes: string | null;
+  /** Null for MCP personal tokens, which live until revoked. */
+  expires_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
   created_at: TimestampWithDefault;

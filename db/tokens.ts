@@ -14,6 +14,12 @@ export async function insertToken(db: Kysely<Database>, userId: number, jti: str
 }
 
 function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date, withHorizon: boolean) {
+  // an MCP token (migration 039) never authenticates an API request
+  return liveRowWithUser(db, jti, withHorizon).where('tokens.kind', '=', 'api').where('tokens.expires_at', '>', now);
+}
+
+/** A token row named by `jti`, not revoked, with its user and what a request reads with it. */
+function liveRowWithUser(db: Kysely<Database>, jti: string, withHorizon: boolean) {
   return db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
@@ -28,8 +34,7 @@ function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date, withHor
       (withHorizon ? syncHorizonExpression() : sql<Date | null>`null`).as('syncHorizon'),
     ])
     .where('tokens.jti', '=', jti)
-    .where('tokens.revoked_at', 'is', null)
-    .where('tokens.expires_at', '>', now);
+    .where('tokens.revoked_at', 'is', null);
 }
 
 type LiveTokenWithUser = Awaited<ReturnType<ReturnType<typeof liveTokenWithUser>['executeTakeFirst']>>;
@@ -62,4 +67,54 @@ export async function revokeToken(db: Kysely<Database>, tokenId: number, now: Da
 
 export async function revokeAllTokens(db: Kysely<Database>, userId: number, now: Date) {
   await db.updateTable('tokens').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+}
+
+// ---- MCP tokens (migration 039): personal tokens of the MCP server, rows of kind 'mcp' ----
+
+export async function insertMcpToken(db: Kysely<Database>, userId: number, jti: string, name: string, scopes: readonly string[]) {
+  return db
+    .insertInto('tokens')
+    .values({ user_id: userId, jti, name, kind: 'mcp', scopes: scopes.join(' '), expires_at: null })
+    .returning(['id', 'name', 'scopes'])
+    .executeTakeFirstOrThrow();
+}
+
+/** The live MCP token named by `jti` with its user and scopes (an API token is not one); undefined when revoked. */
+export async function findLiveMcpTokenWithUser(db: Kysely<Database>, jti: string, now: Date) {
+  return liveRowWithUser(db, jti, false)
+    .select(['tokens.scopes', 'tokens.last_used_at as tokenLastUsedAt'])
+    .where('tokens.kind', '=', 'mcp')
+    .where((eb) => eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now)]))
+    .executeTakeFirst();
+}
+
+/** Stamps the token's last use, at most once a minute (a write per MCP request would be a write per tool call). */
+export async function touchMcpToken(db: Kysely<Database>, tokenId: number, lastUsedAt: Date | null, now: Date): Promise<void> {
+  if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < 60_000) return;
+  await db.updateTable('tokens').set({ last_used_at: now }).where('id', '=', tokenId).execute();
+}
+
+/** The user's live MCP tokens, newest first. */
+export async function listMcpTokens(db: Kysely<Database>, userId: number) {
+  return db
+    .selectFrom('tokens')
+    .select(['id', 'name', 'scopes', 'last_used_at', 'created_at'])
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'mcp')
+    .where('revoked_at', 'is', null)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Revokes the user's live MCP token `tokenId`; false when there is none such (another user's, an API token, revoked). */
+export async function revokeMcpToken(db: Kysely<Database>, userId: number, tokenId: number, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('tokens')
+    .set({ revoked_at: now })
+    .where('id', '=', tokenId)
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'mcp')
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

@@ -2139,6 +2139,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ai/mcp/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List MCP tokens
+         * @description The caller's live MCP tokens (for the MCP server at `/mcp`, docs/mcp.md), newest first, without their secrets and without paging. Message "MCP tokens retrieved".
+         */
+        get: operations["listMcpTokens"];
+        put?: never;
+        /**
+         * Create an MCP token
+         * @description Makes a personal token for the MCP server at `/mcp` with the scopes chosen (`read` lets an agent call the read tools, `write` the tools that record; both when none are given). The secret is in this response only. An MCP token is accepted at `/mcp` only, and an API token is not accepted there. It lives until revoked. Message "MCP token created".
+         */
+        post: operations["createMcpToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/mcp/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP token's id. An unknown id, another user's token, an API token or a non-numeric id is 404 "Token not found". */
+                tokenId: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an MCP token
+         * @description Revokes the caller's MCP token: the next request made with it at `/mcp` is refused (401). Message "MCP token revoked".
+         */
+        delete: operations["revokeMcpToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -5032,6 +5079,51 @@ export interface components {
         };
         ChatMessageResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["ChatMessage"];
+        };
+        /**
+         * @description What an MCP token may do: `read` calls the tools that only read, `write` the tools that record or change.
+         * @enum {string}
+         */
+        McpScope: "read" | "write";
+        McpToken: {
+            /** @example 12 */
+            id: number;
+            /**
+             * @description The name given at creation, to tell tokens apart (the agent or device).
+             * @example Claude Desktop
+             */
+            name: string;
+            /** @description The scopes chosen at creation (an addition to the reference's shape). */
+            scopes: components["schemas"]["McpScope"][];
+            /**
+             * Format: date-time
+             * @description When the token last authenticated a request at `/mcp` (to the minute); null when never.
+             */
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        McpTokenListResult: components["schemas"]["Envelope"] & {
+            /** @description The tokens, newest first (no paging, as in the reference). */
+            data: components["schemas"]["McpToken"][];
+        };
+        McpTokenCreateRequest: {
+            /** @example Claude Desktop */
+            name: string;
+            /** @description The scopes of the token; both `read` and `write` when absent. */
+            scopes?: components["schemas"]["McpScope"][];
+        };
+        McpTokenWithSecret: {
+            /** @example 12 */
+            id: number;
+            /** @example Claude Desktop */
+            name: string;
+            /** @description The secret, sent as `Authorization: Bearer <token>` to `/mcp`. Shown in this response only. */
+            token: string;
+            scopes: components["schemas"]["McpScope"][];
+        };
+        McpTokenWithSecretResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["McpTokenWithSecret"];
         };
         /**
          * @description What happened. `transaction.*`: an income or expense (transfer legs are announced by `transfer.*`); `budget.threshold_crossed`: a write moved a budget past its `threshold_percent` (once per window); `budget.period_closed`: a window was closed (close-period or the scheduled close); `reminder.fired`: a reminder came due; `import.confirmed`: a confirm of an import session finished and created transactions (the session with its counts); `import.completed`: every row of a CSV upload (POST /v1/import) was handled (the import as GET /v1/imports lists it).
@@ -9641,6 +9733,78 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMcpTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTokenListResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMcpToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpTokenCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The new token with its secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTokenWithSecretResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeMcpToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP token's id. An unknown id, another user's token, an API token or a non-numeric id is 404 "Token not found". */
+                tokenId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deleted"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };
     };

@@ -32,12 +32,15 @@ export type OperationId =
   | 'askAssistant'
   | 'confirmAgentAction'
   | 'createChat'
+  | 'createMcpToken'
   | 'deleteChat'
   | 'exportChatMessage'
   | 'getAiHealth'
   | 'getChat'
   | 'listChats'
+  | 'listMcpTokens'
   | 'rejectAgentAction'
+  | 'revokeMcpToken'
   | 'sendChatMessage'
   | 'uploadChatMessageFiles'
   | 'getCurrentUser'
@@ -199,12 +202,15 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'askAssistant',method: 'POST',path: '/v1/ai/chat',route: '/api/v1/ai/chat',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'confirmAgentAction',method: 'POST',path: '/v1/ai/chats/{chat}/actions/{action}/confirm',route: '/api/v1/ai/chats/:chat/actions/:action/confirm',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'createChat',method: 'POST',path: '/v1/ai/chats',route: '/api/v1/ai/chats',tag: 'AI',public: false,bodyTypes: ['application/json']},
+  {operationId: 'createMcpToken',method: 'POST',path: '/v1/ai/mcp/tokens',route: '/api/v1/ai/mcp/tokens',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteChat',method: 'DELETE',path: '/v1/ai/chats/{chat}',route: '/api/v1/ai/chats/:chat',tag: 'AI',public: false,bodyTypes: []},
   {operationId: 'exportChatMessage',method: 'GET',path: '/v1/ai/chats/{chat}/messages/{message}/export',route: '/api/v1/ai/chats/:chat/messages/:message/export',tag: 'AI',public: false,bodyTypes: []},
   {operationId: 'getAiHealth',method: 'GET',path: '/v1/ai/health',route: '/api/v1/ai/health',tag: 'AI',public: false,bodyTypes: []},
   {operationId: 'getChat',method: 'GET',path: '/v1/ai/chats/{chat}',route: '/api/v1/ai/chats/:chat',tag: 'AI',public: false,bodyTypes: [],conditional: []},
   {operationId: 'listChats',method: 'GET',path: '/v1/ai/chats',route: '/api/v1/ai/chats',tag: 'AI',public: false,bodyTypes: [],conditional: []},
+  {operationId: 'listMcpTokens',method: 'GET',path: '/v1/ai/mcp/tokens',route: '/api/v1/ai/mcp/tokens',tag: 'AI',public: false,bodyTypes: []},
   {operationId: 'rejectAgentAction',method: 'POST',path: '/v1/ai/chats/{chat}/actions/{action}/reject',route: '/api/v1/ai/chats/:chat/actions/:action/reject',tag: 'AI',public: false,bodyTypes: []},
+  {operationId: 'revokeMcpToken',method: 'DELETE',path: '/v1/ai/mcp/tokens/{tokenId}',route: '/api/v1/ai/mcp/tokens/:tokenId',tag: 'AI',public: false,bodyTypes: []},
   {operationId: 'sendChatMessage',method: 'POST',path: '/v1/ai/chats/{chat}/messages',route: '/api/v1/ai/chats/:chat/messages',tag: 'AI',public: false,bodyTypes: ['application/json']},
   {operationId: 'uploadChatMessageFiles',method: 'POST',path: '/v1/ai/chats/{chat}/messages/{message}/files',route: '/api/v1/ai/chats/:chat/messages/:message/files',tag: 'AI',public: false,bodyTypes: ['multipart/form-data']},
   {operationId: 'getCurrentUser',method: 'GET',path: '/v1/user',route: '/api/v1/user',tag: 'Authentication',public: false,bodyTypes: [],conditional: []},
@@ -333,6 +339,9 @@ export const operations: readonly OperationInfo[] = [
 /** The operations added since 1.1.2 as released (spec/released/1.1.2.json): `GET /info` lists them. */
 export const additions: readonly OperationId[] = [
   'askAssistant',
+  'createMcpToken',
+  'listMcpTokens',
+  'revokeMcpToken',
   'loginUserAuthAlias',
   'getLiveness',
   'getReadiness',

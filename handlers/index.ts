@@ -16,6 +16,7 @@ import { fileHandlers } from './files.js';
 import { groupHandlers } from './groups.js';
 import { healthHandlers } from './health.js';
 import { importHandlers } from './imports.js';
+import { mcpTokenHandlers } from './mcp-tokens.js';
 import { infoHandlers } from './info.js';
 import { integrationHandlers } from './integrations.js';
 import { notificationHandlers } from './notifications.js';
@@ -61,6 +62,7 @@ export const allHandlers: Partial<Handlers> = {
   ...importSessionHandlers,
   ...assistantHandlers,
   ...agentActionHandlers,
+  ...mcpTokenHandlers,
   ...webhookHandlers,
   ...pushHandlers,
 };

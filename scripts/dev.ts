@@ -58,7 +58,7 @@ watch(path.join(root, 'spec'), { recursive: true }, () => {
 
 const checker = process.env.DEV_TYPECHECK === 'tsc' ? 'tsc' : 'tsgo';
 run('[types]', bin(checker), ['--noEmit', '--watch', '--preserveWatchOutput', '--pretty']);
-run('[api]', bin('tsx'), ['watch', '--clear-screen=false', '--include', 'generated/openapi.json', path.join(root, 'server', 'main.ts')]);
+run('[api]', bin('tsx'), ['watch', '--clear-screen=false', '--include', 'generated/openapi.json', '--include', 'generated/mcp-tools.json', path.join(root, 'server', 'main.ts')]);
 
 const stop = () => {
   for (const child of children) child.kill('SIGTERM');

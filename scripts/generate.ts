@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { deprecationOf, noteDeprecations } from './contract/deprecations.js';
+import { mcpToolsOf } from './mcp-tools.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
@@ -131,4 +132,8 @@ ${rows.filter((r) => !released.has(`${r.method} ${r.path}`)).map((r) => `  '${r.
 ];
 `;
 writeFileSync(path.join(out, 'operations.ts'), table.replace(/"/g, "'"));
-console.log(`generated/: ${rows.length} operations`);
+
+// The MCP server's tools: the operations marked x-mcp (scripts/mcp-tools.ts)
+const tools = mcpToolsOf(spec);
+writeFileSync(path.join(out, 'mcp-tools.json'), `${JSON.stringify(tools, null, 2)}\n`);
+console.log(`generated/: ${rows.length} operations, ${tools.length} MCP tools`);

@@ -34,7 +34,7 @@ const BUILD_DIR = path.join(ROOT, '.tap', `build-${process.pid}`);
 const COVERAGE_DIR = path.join(ROOT, '.tap', `operation-coverage-${process.pid}`);
 /** The TypeScript of the service and its tests, and what they read beside it at run time. */
 const SOURCE_DIRS = ['db', 'domain', 'generated', 'handlers', 'jobs', 'scripts', 'server', 'test'];
-const BESIDE_SOURCES = ['generated/openapi.json', 'test/fixtures', 'test/clients/reference-calls.json'];
+const BESIDE_SOURCES = ['generated/openapi.json', 'generated/mcp-tools.json', 'test/fixtures', 'test/clients/reference-calls.json'];
 /** Longest first when no earlier run's times are known (a clean clone: CI). */
 const KNOWN_LONG = ['test/fuzz.test.ts', 'test/process-fleet.test.ts', 'test/crash-recurring.test.ts', 'test/crash-import-mail.test.ts', 'test/sync-fleet.test.ts', 'test/import-session-scale.test.ts'];
 /**

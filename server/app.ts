@@ -28,6 +28,7 @@ import { registerSecurityHeaders } from './security-headers.js';
 import { HEALTH_OPERATIONS, holdRequestsWhileStarting, Lifecycle } from './lifecycle.js';
 import { BodyCache } from './body-cache.js';
 import { registerCompression } from './compression.js';
+import { registerMcp } from './mcp.js';
 import { registerOperationRoutes } from './routes.js';
 import { ResponseSerializers } from './serializers.js';
 import { AttachableJobQueue, type AppServices } from './services.js';
@@ -125,8 +126,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id', 'If-None-Match'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
+    // and what browser-based MCP clients send to /mcp and read from it
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id', 'If-None-Match', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'WWW-Authenticate', 'Mcp-Session-Id'],
   });
   await app.register(multipart, {
     attachFieldsToBody: true,
@@ -180,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     compression: config.compression,
     bodies: bodyCache,
   });
+  registerMcp(app, { db: database.db, contract, handlers, services, rateLimits }, services.specVersion);
   return app;
 }
 

@@ -5,11 +5,19 @@ import { SignJWT, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/schema.js';
-import { findLiveTokenWithUser, insertToken } from '../db/tokens.js';
+import { findLiveMcpTokenWithUser, findLiveTokenWithUser, insertMcpToken, insertToken, touchMcpToken } from '../db/tokens.js';
 import { unauthorized } from './errors.js';
 import type { AuthUser } from './handler-types.js';
 
 const ISSUER = 'finance-service';
+/** The audience of MCP tokens: an API request's check (which wants an expiry, and an 'api' row) never accepts one. */
+export const MCP_AUDIENCE = 'mcp';
+
+/** What an MCP token may do (McpScope in the spec). */
+export type McpScope = 'read' | 'write';
+
+/** The user behind an MCP token, with the token's scopes. */
+export type McpUser = AuthUser & { scopes: ReadonlySet<McpScope> };
 
 export interface IssuedToken {
   token: string;
@@ -65,12 +73,56 @@ export class TokenService {
     return row;
   }
 
+  /** A personal MCP token: a JWT for audience `mcp` without expiry, naming a row of kind 'mcp'. */
+  async issueMcp(db: Kysely<Database>, userId: number, name: string, scopes: readonly McpScope[], now: Date) {
+    const jti = randomUUID();
+    const row = await insertMcpToken(db, userId, jti, name, scopes);
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setAudience(MCP_AUDIENCE)
+      .setSubject(String(userId))
+      .setJti(jti)
+      .setIssuedAt(Math.floor(now.getTime() / 1000))
+      .sign(await this.hmacKey());
+    return { id: row.id, name: row.name, token, scopes: [...scopes] };
+  }
+
+  /** The user behind an MCP token (`Authorization: Bearer …` at /mcp), or undefined: an API token is not one. */
+  async authenticateMcp(db: Kysely<Database>, header: string | undefined, now: Date): Promise<McpUser | undefined> {
+    const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+    if (!match) return undefined;
+    const jti = await this.verifyMcp(match[1], now);
+    if (!jti) return undefined;
+    const row = await findLiveMcpTokenWithUser(db, jti, now);
+    if (!row) return undefined;
+    const { scopes, tokenLastUsedAt, ...user } = row;
+    await touchMcpToken(db, user.tokenId, tokenLastUsedAt, now);
+    return { ...user, syncHorizon: null, scopes: new Set((scopes ?? '').split(' ').filter((s): s is McpScope => s === 'read' || s === 'write')) };
+  }
+
+  private readonly verifiedMcp = new LRUCache<string, string>({ max: 1_000 });
+
+  private async verifyMcp(token: string, now: Date): Promise<string | undefined> {
+    const known = this.verifiedMcp.get(token);
+    if (known) return known;
+    try {
+      const { payload } = await jwtVerify(token, await this.hmacKey(), { algorithms: ['HS256'], issuer: ISSUER, audience: MCP_AUDIENCE, currentDate: now });
+      if (!payload.jti) return undefined;
+      this.verifiedMcp.set(token, payload.jti);
+      return payload.jti;
+    } catch {
+      return undefined;
+    }
+  }
+
   private async verify(token: string, now: Date): Promise<VerifiedClaims | undefined> {
     const known = this.verified.get(token);
     if (known) return known;
     try {
       const { payload } = await jwtVerify(token, await this.hmacKey(), { algorithms: ['HS256'], issuer: ISSUER, currentDate: now });
-      if (!payload.jti || payload.exp === undefined) return undefined;
+      // an MCP token (audience mcp, no expiry) is not an API token
+      if (!payload.jti || payload.exp === undefined || payload.aud !== undefined) return undefined;
       const claims = { jti: payload.jti, expiresAtMs: payload.exp * 1000 };
       this.verified.set(token, claims);
       return claims;

@@ -81,6 +81,10 @@ export interface Config {
   webhooks: WebhookConfig;
   /** Push notifications (VAPID_*, FCM_SERVICE_ACCOUNT, PUSH_*; server/push-config.ts). */
   push: PushConfig;
+  /** Whether the MCP server answers at /mcp (MCP_ENABLED, default on: it takes MCP tokens only). */
+  mcpEnabled: boolean;
+  /** Host names whose browser pages may call /mcp (MCP_ALLOWED_ORIGINS), besides PUBLIC_URL's and localhost. */
+  mcpAllowedOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -176,6 +180,10 @@ export function loadConfig(env: Env = process.env): Config {
     parallelism: int('PASSWORD_HASH_PARALLELISM', STRONG_PASSWORD_HASHING.parallelism, 1, 64),
   };
 
+  const mcpEnabled = flag('MCP_ENABLED', true);
+  const mcpAllowedOrigins = (env.MCP_ALLOWED_ORIGINS ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+  for (const name of mcpAllowedOrigins) if (!/^[a-z0-9.-]+$|^\[[0-9a-f:]+\]$/.test(name)) problems.push(`MCP_ALLOWED_ORIGINS takes host names (no scheme, no port), got "${name}"`);
+
   const webhooks = webhookConfigFrom(env, int, problems);
   const push = pushConfigFrom(env, int, mailFrom, problems);
 
@@ -221,6 +229,8 @@ export function loadConfig(env: Env = process.env): Config {
     documentProcessorKey: env.DOCUMENT_PROCESSOR_KEY || undefined,
     webhooks,
     push,
+    mcpEnabled,
+    mcpAllowedOrigins,
   };
 }
 

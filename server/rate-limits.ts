@@ -12,6 +12,8 @@ import { HttpError } from './errors.js';
 
 export interface RateLimits {
   forOperation(operation: OperationInfo): preHandlerAsyncHookHandler[];
+  /** /mcp: the authenticated routes' per-user limit, one counter with them (a user's budget is one). */
+  forMcp(): preHandlerAsyncHookHandler[];
 }
 
 const MINUTE = 60_000;
@@ -61,5 +63,6 @@ export async function setupRateLimits(app: FastifyInstance, config: Config): Pro
       if (!operation.public) return apiLimits;
       return operation.tag === 'Authentication' ? authLimits : publicLimits;
     },
+    forMcp: () => apiLimits,
   };
 }

@@ -11,7 +11,7 @@ import { codingHeaders, encodeBody, negotiatedCoding, type Coding } from './comp
 import { checkConditional, notModified, tagAnswer } from './conditional.js';
 import { deprecationHook } from './deprecation.js';
 import type { Contract } from './contract.js';
-import { isRaw, successBody, type Result } from './envelope.js';
+import { isRaw, successBody, type RawResult, type Result } from './envelope.js';
 import { forbidden, notFound, notImplemented, unsupportedMediaType, validationFailed } from './errors.js';
 import { readMultipart, type UploadedFiles } from './multipart.js';
 import { verified, type ResponseSerializers, type Serialize } from './serializers.js';
@@ -97,21 +97,13 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
     const schema = deps.contract.requestSchema(operation.operationId, 'multipart/form-data');
     ({ body, files } = await readMultipart(request.body as never, schema, deps.contract.resolve));
   }
-  const check = deps.contract.checkRequest(operation.operationId, {
-    method: operation.method,
+  const checked = checkedRequest(operation, deps, {
     path: request.url.slice('/api'.length).split('?')[0],
     headers: request.headers,
     query: request.query as Record<string, unknown>,
     body,
   });
-  if (!check.ok) {
-    // A malformed id in the path names no record: 404, as for an unknown id.
-    if (check.pathInvalid) throw notFound();
-    throw validationFailed(check.errors);
-  }
-
-  const handler = deps.handlers[operation.operationId] as ((ctx: unknown) => Promise<Result>) | undefined;
-  if (!handler) throw notImplemented(operation.operationId);
+  const handler = handlerOf(operation, deps);
   // x-conditional: an unchanged answer is 304 before anything of it is read
   const precondition = conditionalOf(operation, deps, request);
   if (precondition === 'not-modified') return notModified(request, reply, deps.compression);
@@ -123,24 +115,7 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
     return sendEncoded(reply, kept.bytes, kept.coding, deps.compression);
   }
 
-  const run = () =>
-    handler({
-      user: request.user,
-      params: check.params,
-      query: check.query,
-      body,
-      files,
-      db: deps.db,
-      services: deps.services,
-      log: request.log,
-      request,
-    });
-  // Reads write nothing that asks for a job, so only writes pay for collecting the nudges (a nudge
-  // missed would only wait for the job's schedule).
-  const nudges = new Set<string>();
-  const result = request.method === 'GET' || request.method === 'HEAD' ? await run() : await collectingNudges(nudges, run);
-  // the handler's writes have committed: jobs they asked for may run now
-  for (const job of nudges) await deps.services.jobs.send(job);
+  const result = await callHandler(operation, deps, handler, { user: request.user, ...checked, body, files, request });
   if (isRaw(result)) return reply.code(result.status).headers(result.headers).send(result.body);
   const serialize = deps.serializers.for(operation.operationId, result.status);
   if (precondition && result.status === 200) {
@@ -154,6 +129,55 @@ async function runOperation(operation: OperationInfo, deps: RouteDeps, request: 
   // with its own serializer fastify sets no content type: the one it sets for JSON
   if (serialize) reply.type(JSON_TYPE).serializer(deps.verifySerializers ? verifiedFor(request, serialize) : serialize);
   return reply.code(result.status).send(successBody(result));
+}
+
+/** What an operation's request carries, as the contract reads it (path relative to `/api`, without the query). */
+export interface OperationRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** The request checked by the contract: coerced params and query, or 422 keyed by field (404 for a malformed id in the path). */
+function checkedRequest(operation: OperationInfo, deps: Pick<RouteDeps, 'contract'>, parts: OperationRequest) {
+  const check = deps.contract.checkRequest(operation.operationId, { method: operation.method, ...parts });
+  if (!check.ok) {
+    // A malformed id in the path names no record: 404, as for an unknown id.
+    if (check.pathInvalid) throw notFound();
+    throw validationFailed(check.errors);
+  }
+  return { params: check.params, query: check.query };
+}
+
+type AnyHandler = (ctx: unknown) => Promise<Result | RawResult>;
+
+/** The operation's handler, or 501 when it has none yet. */
+export function handlerOf(operation: OperationInfo, deps: Pick<RouteDeps, 'handlers'>): AnyHandler {
+  const handler = deps.handlers[operation.operationId] as AnyHandler | undefined;
+  if (!handler) throw notImplemented(operation.operationId);
+  return handler;
+}
+
+export interface HandlerInput {
+  user: AuthUser | null;
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  files: UploadedFiles;
+  request: FastifyRequest;
+}
+
+/** Runs the handler with its context; after a write, sends the jobs it asked for. Every door (HTTP, MCP) calls it. */
+export async function callHandler(operation: OperationInfo, deps: Pick<RouteDeps, 'db' | 'services'>, handler: AnyHandler, input: HandlerInput): Promise<Result | RawResult> {
+  const run = () => handler({ ...input, db: deps.db, services: deps.services, log: input.request.log });
+  // Reads write nothing that asks for a job, so only writes pay for collecting the nudges (a nudge
+  // missed would only wait for the job's schedule).
+  const nudges = new Set<string>();
+  const result = operation.method === 'GET' ? await run() : await collectingNudges(nudges, run);
+  // the handler's writes have committed: jobs they asked for may run now
+  for (const job of nudges) await deps.services.jobs.send(job);
+  return result;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

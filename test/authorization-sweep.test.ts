@@ -70,6 +70,7 @@ const webhook = await post('/api/v1/webhooks', { url: 'https://hooks.example.com
 await post('/api/v1/transactions', { type: 'income', amount: 1, wallet_id: wallet.id }); // a delivery to the endpoint
 const webhookDelivery = await api.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', webhook.id).executeTakeFirstOrThrow();
 const pushSubscription = await post('/api/v1/push/subscriptions', { kind: 'fcm', token: 'device-of-a:APA91b' });
+const mcpToken = await post('/api/v1/ai/mcp/tokens', { name: 'Mine' });
 const chat = await api.db.insertInto('chat_sessions').values({ user_id: A, title: 'Mine' }).returning('id').executeTakeFirstOrThrow();
 
 // Rows the API has no public way to make for a test, written as the service would.
@@ -129,7 +130,7 @@ const idsByResource: Record<string, number | string> = {
   webhooks: webhook.id,
   push: pushSubscription.id,
 };
-const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id, delivery: webhookDelivery.id };
+const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id, delivery: webhookDelivery.id, tokenId: mcpToken.id };
 
 /** Bodies the schema sampler cannot make valid on its own (a number given as a string...). */
 const upload = multipart([], [{ field: 'files[]', filename: 'a.png', contentType: 'image/png', data: PNG }]);
@@ -187,6 +188,8 @@ t.test("every operation on another user's record answers 404 (403 on admin route
   }
   t.ok(calls >= 50, `${calls} operations swept`);
   t.equal(await snapshotOf(A), before, "A's rows are exactly as they were");
+  // tokens are bookkeeping the snapshot leaves out: A's MCP token must still be live
+  t.same((await api.request('GET', '/api/v1/ai/mcp/tokens', { token: owner.token })).body.data.map((row: { id: number }) => row.id), [mcpToken.id], "A's MCP token is not revoked");
 });
 
 t.test('every wrong token is 401, on a protected route of each method', async (t) => {

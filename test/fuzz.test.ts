@@ -141,6 +141,8 @@ async function fixtures(app: TestApp) {
   await post('/api/v1/transactions', { type: 'income', amount: 1, wallet_id: wallets[1].id }); // a delivery to the endpoint
   const delivery = await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', webhook.id).executeTakeFirstOrThrow();
   const pushSubscription = await post('/api/v1/push/subscriptions', { kind: 'ntfy', endpoint: 'https://ntfy.sh/finance-fuzz-kept' });
+  const mcpTokens: number[] = [];
+  for (let i = 0; i < 12; i++) mcpTokens.push((await post('/api/v1/ai/mcp/tokens', { name: `Agent ${i}` })).id);
   const victims = [(await app.newUser()).user.id, (await app.newUser()).user.id];
   const pools: Record<string, Array<number | string>> = {
     wallet: wallets.map((w) => w.id),
@@ -165,6 +167,7 @@ async function fixtures(app: TestApp) {
     'webhook-endpoint': [webhook.id],
     'webhook-delivery': [delivery.id],
     'push-subscription': [pushSubscription.id],
+    'mcp-token': [mcpTokens[0]!],
   };
   const tuples: Record<string, Array<Record<string, number | string>>> = {
     '/v1/transactions/{id}/files/{file_id}': [{ id: expense.id, file_id: fileId }],
@@ -173,7 +176,7 @@ async function fixtures(app: TestApp) {
     '/v1/webhooks/{id}/deliveries/{delivery}': [{ id: webhook.id, delivery: delivery.id }],
   };
   /** Records made to be deleted: a valid delete takes one of these, never a record of `pools`. */
-  const spares: Record<string, Array<number | string>> = { notification: spareNotifications.map((n) => n.id) };
+  const spares: Record<string, Array<number | string>> = { notification: spareNotifications.map((n) => n.id), 'mcp-token': mcpTokens.slice(1) };
   return { user, pools, spares, tuples };
 }
 
@@ -251,6 +254,7 @@ function track(request: FuzzRequest, status: number, text: string): void {
 function createdKind(path: string): string | undefined {
   if (path === '/v1/import') return 'file-import';
   if (path.startsWith('/v1/import/analyze')) return 'import-session';
+  if (path === '/v1/ai/mcp/tokens') return 'mcp-token';
   try {
     return pathRecordKind(`${path}/{id}`, 'id');
   } catch {

@@ -146,6 +146,9 @@ import {
   listPushSubscriptions,
   registerPushSubscription,
   deletePushSubscription,
+  listMcpTokens,
+  createMcpToken,
+  revokeMcpToken,
 } from '../generated/hey-api/index.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -448,6 +451,14 @@ async function push(client: Client) {
   await deletePushSubscription({ client, path: { id: subscription.id } });
 }
 
+async function mcpTokens(client: Client) {
+  const created = must((await createMcpToken({ client, body: { name: 'Claude Desktop', scopes: ['read'] } })).data, 'create MCP token').data;
+  console.log('paste into the agent, shown once:', created.token, created.scopes);
+  const listed = must((await listMcpTokens({ client })).data, 'MCP tokens').data;
+  for (const token of listed) console.log(token.name, token.scopes, token.last_used_at);
+  await revokeMcpToken({ client, path: { tokenId: created.id } });
+}
+
 export async function flow(): Promise<void> {
   const anonymous = createClient({ baseUrl: 'http://localhost:3000/api' });
   const token = await accounts(anonymous);
@@ -460,6 +471,7 @@ export async function flow(): Promise<void> {
   await admin(client);
   await webhooks(client);
   await push(client);
+  await mcpTokens(client);
   await deleteWallet({ client, path: { id: context.wallet.id } });
   await logoutUser({ client });
   await logoutUserV1({ client: anonymous });

@@ -346,6 +346,14 @@ async function push(client: Client) {
   await client.DELETE('/v1/push/subscriptions/{id}', { params: { path: { id: subscription.id } } });
 }
 
+async function mcpTokens(client: Client) {
+  const created = must((await client.POST('/v1/ai/mcp/tokens', { body: { name: 'Claude Desktop', scopes: ['read'] } })).data, 'create MCP token').data;
+  console.log('paste into the agent, shown once:', created.token, created.scopes);
+  const listed = must((await client.GET('/v1/ai/mcp/tokens')).data, 'MCP tokens').data;
+  for (const token of listed) console.log(token.name, token.scopes, token.last_used_at);
+  await client.DELETE('/v1/ai/mcp/tokens/{tokenId}', { params: { path: { tokenId: created.id } } });
+}
+
 export async function flow(): Promise<void> {
   const anonymous = createClient<paths>({ baseUrl: 'http://localhost:3000/api' });
   const token = await accounts(anonymous);
@@ -358,6 +366,7 @@ export async function flow(): Promise<void> {
   await admin(client);
   await webhooks(client);
   await push(client);
+  await mcpTokens(client);
   await client.DELETE('/v1/wallets/{id}', { params: { path: { id: context.wallet.id } } });
   await client.POST('/logout');
   await anonymous.POST('/v1/logout');
