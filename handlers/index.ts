@@ -23,6 +23,7 @@ import { outreachHandlers } from './outreach.js';
 import { oauthHandlers } from './oauth.js';
 import { partyHandlers } from './parties.js';
 import { pushHandlers } from './push.js';
+import { bankConnectionHandlers } from './bank-connections.js';
 import { refundHandlers } from './refunds.js';
 import { reminderHandlers } from './reminders.js';
 import { statisticsHandlers } from './statistics.js';
@@ -63,4 +64,5 @@ export const allHandlers: Partial<Handlers> = {
   ...agentActionHandlers,
   ...webhookHandlers,
   ...pushHandlers,
+  ...bankConnectionHandlers,
 };

@@ -5,6 +5,7 @@ import { STRONG_PASSWORD_HASHING, type PasswordHashing } from '../domain/passwor
 import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
 import type { Env } from './outbox-config.js';
 import { pushConfigFrom, type PushConfig } from './push-config.js';
+import { bankSyncConfigFrom, type BankSyncConfig } from './bank-sync-config.js';
 import { webhookConfigFrom, type WebhookConfig } from './webhook-config.js';
 import { storageFrom, type StorageConfig } from './storage-config.js';
 
@@ -77,6 +78,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** Push notifications (VAPID_*, FCM_SERVICE_ACCOUNT, PUSH_*; server/push-config.ts). */
   push: PushConfig;
+  /** Bank connections' syncing (BANK_SYNC_*; server/bank-sync-config.ts). */
+  bankSync: BankSyncConfig;
 }
 
 export class ConfigError extends Error {}
@@ -172,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const webhooks = webhookConfigFrom(env, int, problems);
   const push = pushConfigFrom(env, int, mailFrom, problems);
+  const bankSync = bankSyncConfigFrom(int);
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
 
@@ -213,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     documentProcessorKey: env.DOCUMENT_PROCESSOR_KEY || undefined,
     webhooks,
     push,
+    bankSync,
   };
 }
 
