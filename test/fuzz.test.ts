@@ -141,6 +141,17 @@ async function fixtures(app: TestApp) {
   await post('/api/v1/transactions', { type: 'income', amount: 1, wallet_id: wallets[1].id }); // a delivery to the endpoint
   const delivery = await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', webhook.id).executeTakeFirstOrThrow();
   const pushSubscription = await post('/api/v1/push/subscriptions', { kind: 'ntfy', endpoint: 'https://ntfy.sh/finance-fuzz-kept' });
+  // a connection's secret sealed under another key: a sync answers `failed`, no bridge is asked
+  const bankConnections = await db
+    .insertInto('bank_connections')
+    .values(Array.from({ length: 4 }, () => ({ user_id: userId, provider: 'simplefin' as const, name: 'Fuzz Bank', secret: 'v1.sealed' })))
+    .returning('id')
+    .execute();
+  const bankAccount = await db
+    .insertInto('bank_accounts')
+    .values({ user_id: userId, connection_id: bankConnections[0].id, external_id: 'ACC', name: 'Checking', currency: 'EUR', balance: '10', balance_date: new Date() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const victims = [(await app.newUser()).user.id, (await app.newUser()).user.id];
   const pools: Record<string, Array<number | string>> = {
     wallet: wallets.map((w) => w.id),
@@ -165,6 +176,8 @@ async function fixtures(app: TestApp) {
     'webhook-endpoint': [webhook.id],
     'webhook-delivery': [delivery.id],
     'push-subscription': [pushSubscription.id],
+    'bank-connection': [bankConnections[0].id],
+    'bank-account': [bankAccount.id],
   };
   const tuples: Record<string, Array<Record<string, number | string>>> = {
     '/v1/transactions/{id}/files/{file_id}': [{ id: expense.id, file_id: fileId }],
@@ -173,7 +186,7 @@ async function fixtures(app: TestApp) {
     '/v1/webhooks/{id}/deliveries/{delivery}': [{ id: webhook.id, delivery: delivery.id }],
   };
   /** Records made to be deleted: a valid delete takes one of these, never a record of `pools`. */
-  const spares: Record<string, Array<number | string>> = { notification: spareNotifications.map((n) => n.id) };
+  const spares: Record<string, Array<number | string>> = { notification: spareNotifications.map((n) => n.id), 'bank-connection': bankConnections.slice(1).map((c) => c.id) };
   return { user, pools, spares, tuples };
 }
 
