@@ -2,7 +2,7 @@
 // ids a sync already took, the pending lines held apart, the bridge's request budget per day,
 // and how the last sync went.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { BankAccount, BankLine } from '../server/bank-adapters.js';
+import type { BankAccount, BankLine } from '../domain/bank-lines.js';
 import type { BankAccountsTable, BankConnectionsTable } from './bank-schema.js';
 import { listPage, type PageMeta } from './feed.js';
 import type { Database } from './schema.js';
