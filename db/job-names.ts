@@ -15,3 +15,5 @@ export const CONFIRM_IMPORT_JOB = 'confirm-import';
 export const DELIVER_WEBHOOKS_JOB = 'deliver-webhooks';
 /** Drains the push outbox (jobs/deliver-push.ts). */
 export const DELIVER_PUSH_JOB = 'deliver-push';
+/** Syncs the bank connections that are due (jobs/sync-bank-connections.ts). */
+export const SYNC_BANK_CONNECTIONS_JOB = 'sync-bank-connections';

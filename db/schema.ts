@@ -14,6 +14,7 @@
 //   pg would turn a JS array into a PostgreSQL array literal, which jsonb rejects, so the
 //   insert/update types below only accept strings.
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+import type { BankTables } from './bank-schema.js';
 import type { PushTables } from './push-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
 
@@ -756,7 +757,7 @@ export interface FileBlobChunksTable {
 
 // ---- the database ----------------------------------------------------------------------------
 
-export interface Database extends WebhookTables, PushTables {
+export interface Database extends WebhookTables, PushTables, BankTables {
   users: UsersTable;
   tokens: TokensTable;
   devices: DevicesTable;

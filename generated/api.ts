@@ -2379,6 +2379,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bank-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bank connections
+         * @description The caller's connections by `id` ascending, each with its accounts, their balances beside their wallets' and how the last sync went.
+         */
+        get: operations["listBankConnections"];
+        put?: never;
+        /**
+         * Connect a bank through SimpleFIN
+         * @description Claims the SimpleFIN setup token (once: a token claimed before is 422 on `setup_token`, saying it may be compromised) and asks the bridge for its accounts. The access URL is kept encrypted and never shown. Nothing is imported until an account is linked to a wallet. A bridge that cannot be reached, or that refuses, is 422 on `setup_token` with its reason.
+         */
+        post: operations["createBankConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bank connection
+         * @description Stops syncing and forgets the connection and its accounts; every transaction it imported stays, and so do the wallets.
+         */
+        delete: operations["deleteBankConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-connections/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a bank connection now
+         * @description Asks the bridge for the lines since the last sync (the first reads `BANK_SYNC_FIRST_DAYS` back) and books the new posted lines of linked accounts through the statement import pipeline (duplicates of existing transactions left out); pending lines are held apart. A bridge that fails answers 200 with `status` `failed` and the reason; the connection keeps its state. 429 once the connection's requests for the day (`BANK_SYNC_DAILY_REQUESTS`) are spent.
+         */
+        post: operations["syncBankConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-accounts/{id}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Link a bank account to a wallet
+         * @description Books the account's lines into the wallet given (of the account's currency), or into a new one named after the account and the bank. The next sync imports its lines.
+         */
+        put: operations["linkBankAccount"];
+        post?: never;
+        /**
+         * Unlink a bank account from its wallet
+         * @description Nothing more is imported for the account; the wallet and its transactions stay.
+         */
+        delete: operations["unlinkBankAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5292,6 +5389,108 @@ export interface components {
         };
         PushSubscriptionResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["PushSubscription"];
+        };
+        /**
+         * @description `failing`: the last sync failed (`last_error` says why); accounts and lines stay as they were.
+         * @enum {string}
+         */
+        BankConnectionStatus: "active" | "failing";
+        /** @description An account the connection sees. `balance` is the bank's; `wallet_balance` the linked wallet's and `difference` the bank's less the wallet's (a reconciliation figure: lines the wallet lacks or holds extra), both null while unlinked. */
+        BankAccount: {
+            id: number;
+            connection_id: number;
+            /** @example Everyday Checking */
+            name: string;
+            /** @example First Community Bank */
+            bank: string | null;
+            /** @example USD */
+            currency: string;
+            /**
+             * @description The bank's booked balance, a decimal string.
+             * @example 1523.40
+             */
+            balance: string;
+            available_balance: string | null;
+            /** Format: date-time */
+            balance_date: string;
+            /** @description The wallet its lines are booked into; null while unlinked (nothing is imported). */
+            wallet_id: number | null;
+            wallet_balance: string | null;
+            /** @example -12.5000 */
+            difference: string | null;
+            /** @description Pending lines held apart (never booked until the bank posts them). */
+            pending_count: number;
+            /** @description The newest posted line taken (YYYY-MM-DD). */
+            last_posted_date: string | null;
+            /**
+             * Format: date-time
+             * @description When the bridge stopped answering this account (closed or removed at the bank); its wallet and lines stay.
+             */
+            missing_since: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A connection to a bank bridge. Its access URL is kept encrypted and never shown. */
+        BankConnection: {
+            id: number;
+            /** @enum {string} */
+            provider: "simplefin";
+            /** @example First Community Bank */
+            name: string;
+            status: components["schemas"]["BankConnectionStatus"];
+            /** @description Why the last sync failed. */
+            last_error: string | null;
+            /** @description The bridge's own messages of the last sync, as it gave them (the user may need to act at the bridge). */
+            bridge_errors: string[];
+            /** @description Failed syncs in a row; the user is notified at the third. */
+            failure_count: number;
+            /** Format: date-time */
+            last_synced_at: string | null;
+            /** Format: date-time */
+            next_sync_at: string;
+            accounts: components["schemas"]["BankAccount"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        BankConnectionPage: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["PageMeta"] & {
+                data: components["schemas"]["BankConnection"][];
+            };
+        };
+        BankConnectionRequest: {
+            /** @description The SimpleFIN setup token (base64 of a claim URL). It is claimed once. */
+            setup_token: string;
+        };
+        BankConnectionResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["BankConnection"];
+        };
+        BankSync: {
+            /** @enum {string} */
+            status: "synced" | "failed";
+            /** @description Transactions made from new posted lines. */
+            created_count: number;
+            /** @description New lines that repeat a transaction already there (an earlier file import, say), left out; the import session lists them. */
+            duplicate_count: number;
+            pending_count: number;
+            /** @description The import session the new lines went through, null when there were none. */
+            import_session_id: number | null;
+            error: string | null;
+            bridge_errors: string[];
+            connection: components["schemas"]["BankConnection"];
+        };
+        BankSyncResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["BankSync"];
+        };
+        /** @description `wallet_id`: book the account's lines into this wallet (of the account's currency). Without it (or null) a bank wallet is created, named after the account and the bank, in the account's currency, opening at 0: lines before the first sync's window are not in it, and the account's `difference` shows by how much (set the wallet's opening balance to close it). */
+        BankAccountLinkRequest: {
+            wallet_id?: number | null;
+        };
+        BankAccountResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["BankAccount"];
         };
     };
     responses: {
@@ -10142,6 +10341,172 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Deleted"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listBankConnections: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
+                limit?: components["parameters"]["Limit"];
+                /** @description 1-based page number. A page past the end returns no items. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of connections. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankConnectionPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createBankConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankConnectionRequest"];
+            };
+        };
+        responses: {
+            /** @description The connection with the accounts the bridge sees. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankConnectionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteBankConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deleted"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    syncBankConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the sync did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankSyncResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    linkBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankAccountLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The linked account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccountResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    unlinkBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unlinked account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccountResult"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];

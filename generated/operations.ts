@@ -62,6 +62,12 @@ export type OperationId =
   | 'sendVerificationCodeV1'
   | 'verifyCode'
   | 'verifyCodeV1'
+  | 'createBankConnection'
+  | 'deleteBankConnection'
+  | 'linkBankAccount'
+  | 'listBankConnections'
+  | 'syncBankConnection'
+  | 'unlinkBankAccount'
   | 'closeBudgetPeriod'
   | 'createBudget'
   | 'deleteBudget'
@@ -232,6 +238,12 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'sendVerificationCodeV1',method: 'POST',path: '/v1/send-verification-code',route: '/api/v1/send-verification-code',tag: 'Authentication',public: true,bodyTypes: ['application/json']},
   {operationId: 'verifyCode',method: 'POST',path: '/verify-code',route: '/api/verify-code',tag: 'Authentication',public: true,bodyTypes: ['application/json']},
   {operationId: 'verifyCodeV1',method: 'POST',path: '/v1/verify-code',route: '/api/v1/verify-code',tag: 'Authentication',public: true,bodyTypes: ['application/json']},
+  {operationId: 'createBankConnection',method: 'POST',path: '/v1/bank-connections',route: '/api/v1/bank-connections',tag: 'Bank connections',public: false,bodyTypes: ['application/json']},
+  {operationId: 'deleteBankConnection',method: 'DELETE',path: '/v1/bank-connections/{id}',route: '/api/v1/bank-connections/:id',tag: 'Bank connections',public: false,bodyTypes: []},
+  {operationId: 'linkBankAccount',method: 'PUT',path: '/v1/bank-accounts/{id}/wallet',route: '/api/v1/bank-accounts/:id/wallet',tag: 'Bank connections',public: false,bodyTypes: ['application/json']},
+  {operationId: 'listBankConnections',method: 'GET',path: '/v1/bank-connections',route: '/api/v1/bank-connections',tag: 'Bank connections',public: false,bodyTypes: []},
+  {operationId: 'syncBankConnection',method: 'POST',path: '/v1/bank-connections/{id}/sync',route: '/api/v1/bank-connections/:id/sync',tag: 'Bank connections',public: false,bodyTypes: []},
+  {operationId: 'unlinkBankAccount',method: 'DELETE',path: '/v1/bank-accounts/{id}/wallet',route: '/api/v1/bank-accounts/:id/wallet',tag: 'Bank connections',public: false,bodyTypes: []},
   {operationId: 'closeBudgetPeriod',method: 'POST',path: '/v1/budgets/{id}/close-period',route: '/api/v1/budgets/:id/close-period',tag: 'Budget',public: false,bodyTypes: []},
   {operationId: 'createBudget',method: 'POST',path: '/v1/budgets',route: '/api/v1/budgets',tag: 'Budget',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteBudget',method: 'DELETE',path: '/v1/budgets/{id}',route: '/api/v1/budgets/:id',tag: 'Budget',public: false,bodyTypes: []},
@@ -343,6 +355,12 @@ export const additions: readonly OperationId[] = [
   'listMcpTokens',
   'revokeMcpToken',
   'loginUserAuthAlias',
+  'createBankConnection',
+  'deleteBankConnection',
+  'linkBankAccount',
+  'listBankConnections',
+  'syncBankConnection',
+  'unlinkBankAccount',
   'getLiveness',
   'getReadiness',
   'updateImportMapping',

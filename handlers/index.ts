@@ -24,6 +24,7 @@ import { outreachHandlers } from './outreach.js';
 import { oauthHandlers } from './oauth.js';
 import { partyHandlers } from './parties.js';
 import { pushHandlers } from './push.js';
+import { bankConnectionHandlers } from './bank-connections.js';
 import { refundHandlers } from './refunds.js';
 import { reminderHandlers } from './reminders.js';
 import { statisticsHandlers } from './statistics.js';
@@ -65,4 +66,5 @@ export const allHandlers: Partial<Handlers> = {
   ...mcpTokenHandlers,
   ...webhookHandlers,
   ...pushHandlers,
+  ...bankConnectionHandlers,
 };

@@ -14,5 +14,6 @@ import { recurringTransactionsJob } from './recurring-transactions.js';
 import { deliverEmailsJob } from './deliver-emails.js';
 import { deliverWebhooksJob } from './deliver-webhooks.js';
 import { deliverPushJob } from './deliver-push.js';
+import { syncBankConnectionsJob } from './sync-bank-connections.js';
 
-export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob, deliverPushJob];
+export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob, deliverPushJob, syncBankConnectionsJob];

@@ -5,6 +5,7 @@ import { STRONG_PASSWORD_HASHING, type PasswordHashing } from '../domain/passwor
 import { oauthProvidersFrom, type OAuthProvider } from './oauth-providers.js';
 import type { Env } from './outbox-config.js';
 import { pushConfigFrom, type PushConfig } from './push-config.js';
+import { bankSyncConfigFrom, type BankSyncConfig } from './bank-sync-config.js';
 import { webhookConfigFrom, type WebhookConfig } from './webhook-config.js';
 import { storageFrom, type StorageConfig } from './storage-config.js';
 
@@ -85,6 +86,8 @@ export interface Config {
   mcpEnabled: boolean;
   /** Host names whose browser pages may call /mcp (MCP_ALLOWED_ORIGINS), besides PUBLIC_URL's and localhost. */
   mcpAllowedOrigins: string[];
+  /** Bank connections' syncing (BANK_SYNC_*; server/bank-sync-config.ts). */
+  bankSync: BankSyncConfig;
 }
 
 export class ConfigError extends Error {}
@@ -186,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const webhooks = webhookConfigFrom(env, int, problems);
   const push = pushConfigFrom(env, int, mailFrom, problems);
+  const bankSync = bankSyncConfigFrom(int);
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
 
@@ -231,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
     push,
     mcpEnabled,
     mcpAllowedOrigins,
+    bankSync,
   };
 }
 

@@ -110,6 +110,17 @@ const action = await api.db
   .returning('id')
   .executeTakeFirstOrThrow();
 
+const bankConnection = await api.db
+  .insertInto('bank_connections')
+  .values({ user_id: A, provider: 'simplefin', name: 'Mine', secret: 'v1.sealed' })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const bankAccount = await api.db
+  .insertInto('bank_accounts')
+  .values({ user_id: A, connection_id: bankConnection.id, external_id: 'ACC', name: 'Mine', currency: 'EUR', balance: '10', balance_date: new Date(), wallet_id: wallet.id })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+
 /** A's record named by a path parameter, by the path's first segment after /v1. */
 const idsByResource: Record<string, number | string> = {
   wallets: wallet.id,
@@ -129,6 +140,8 @@ const idsByResource: Record<string, number | string> = {
   ai: chat.id,
   webhooks: webhook.id,
   push: pushSubscription.id,
+  'bank-connections': bankConnection.id,
+  'bank-accounts': bankAccount.id,
 };
 const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id, delivery: webhookDelivery.id, tokenId: mcpToken.id };
 

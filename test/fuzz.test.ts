@@ -143,6 +143,17 @@ async function fixtures(app: TestApp) {
   const pushSubscription = await post('/api/v1/push/subscriptions', { kind: 'ntfy', endpoint: 'https://ntfy.sh/finance-fuzz-kept' });
   const mcpTokens: number[] = [];
   for (let i = 0; i < 12; i++) mcpTokens.push((await post('/api/v1/ai/mcp/tokens', { name: `Agent ${i}` })).id);
+  // a connection's secret sealed under another key: a sync answers `failed`, no bridge is asked
+  const bankConnections = await db
+    .insertInto('bank_connections')
+    .values(Array.from({ length: 4 }, () => ({ user_id: userId, provider: 'simplefin' as const, name: 'Fuzz Bank', secret: 'v1.sealed' })))
+    .returning('id')
+    .execute();
+  const bankAccount = await db
+    .insertInto('bank_accounts')
+    .values({ user_id: userId, connection_id: bankConnections[0].id, external_id: 'ACC', name: 'Checking', currency: 'EUR', balance: '10', balance_date: new Date() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const victims = [(await app.newUser()).user.id, (await app.newUser()).user.id];
   const pools: Record<string, Array<number | string>> = {
     wallet: wallets.map((w) => w.id),
@@ -168,6 +179,8 @@ async function fixtures(app: TestApp) {
     'webhook-delivery': [delivery.id],
     'push-subscription': [pushSubscription.id],
     'mcp-token': [mcpTokens[0]!],
+    'bank-connection': [bankConnections[0].id],
+    'bank-account': [bankAccount.id],
   };
   const tuples: Record<string, Array<Record<string, number | string>>> = {
     '/v1/transactions/{id}/files/{file_id}': [{ id: expense.id, file_id: fileId }],
@@ -176,7 +189,7 @@ async function fixtures(app: TestApp) {
     '/v1/webhooks/{id}/deliveries/{delivery}': [{ id: webhook.id, delivery: delivery.id }],
   };
   /** Records made to be deleted: a valid delete takes one of these, never a record of `pools`. */
-  const spares: Record<string, Array<number | string>> = { notification: spareNotifications.map((n) => n.id), 'mcp-token': mcpTokens.slice(1) };
+  const spares: Record<string, Array<number | string>> = { notification: spareNotifications.map((n) => n.id), 'mcp-token': mcpTokens.slice(1), 'bank-connection': bankConnections.slice(1).map((c) => c.id) };
   return { user, pools, spares, tuples };
 }
 

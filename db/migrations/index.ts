@@ -39,6 +39,7 @@ import * as m034 from './034_webhooks.js';
 import * as m035 from './035_file_blobs.js';
 import * as m036 from './036_push_subscriptions.js';
 import * as m039 from './039_mcp_tokens.js';
+import * as m042 from './042_bank_connections.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '035_file_blobs': m035,
   '036_push_subscriptions': m036,
   '039_mcp_tokens': m039,
+  '042_bank_connections': m042,
 };

@@ -149,6 +149,12 @@ import {
   listMcpTokens,
   createMcpToken,
   revokeMcpToken,
+  createBankConnection,
+  listBankConnections,
+  linkBankAccount,
+  syncBankConnection,
+  unlinkBankAccount,
+  deleteBankConnection,
 } from '../generated/hey-api/index.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -459,6 +465,21 @@ async function mcpTokens(client: Client) {
   await revokeMcpToken({ client, path: { tokenId: created.id } });
 }
 
+async function bankConnections(client: Client) {
+  // the setup token the user copied from their SimpleFIN bridge
+  const connection = must((await createBankConnection({ client, body: { setup_token: 'aHR0cHM6Ly9icmlkZ2Uuc2ltcGxlZmluLm9yZy9zaW1wbGVmaW4vY2xhaW0vZGVtbw==' } })).data, 'connect').data;
+  const [account] = connection.accounts;
+  if (account) {
+    await linkBankAccount({ client, path: { id: account.id }, body: {} });
+    const sync = must((await syncBankConnection({ client, path: { id: connection.id } })).data, 'sync').data;
+    console.log(sync.status, sync.created_count, sync.error ?? sync.bridge_errors);
+    await unlinkBankAccount({ client, path: { id: account.id } });
+  }
+  const listed = must((await listBankConnections({ client, query: { limit: 20 } })).data, 'connections').data;
+  for (const item of listed.data) for (const a of item.accounts) console.log(item.name, a.name, a.balance, a.wallet_balance, a.difference);
+  await deleteBankConnection({ client, path: { id: connection.id } });
+}
+
 export async function flow(): Promise<void> {
   const anonymous = createClient({ baseUrl: 'http://localhost:3000/api' });
   const token = await accounts(anonymous);
@@ -472,6 +493,7 @@ export async function flow(): Promise<void> {
   await webhooks(client);
   await push(client);
   await mcpTokens(client);
+  await bankConnections(client);
   await deleteWallet({ client, path: { id: context.wallet.id } });
   await logoutUser({ client });
   await logoutUserV1({ client: anonymous });

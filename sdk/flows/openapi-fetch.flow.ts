@@ -354,6 +354,21 @@ async function mcpTokens(client: Client) {
   await client.DELETE('/v1/ai/mcp/tokens/{tokenId}', { params: { path: { tokenId: created.id } } });
 }
 
+async function bankConnections(client: Client) {
+  // the setup token the user copied from their SimpleFIN bridge
+  const connection = must((await client.POST('/v1/bank-connections', { body: { setup_token: 'aHR0cHM6Ly9icmlkZ2Uuc2ltcGxlZmluLm9yZy9zaW1wbGVmaW4vY2xhaW0vZGVtbw==' } })).data, 'connect').data;
+  const [account] = connection.accounts;
+  if (account) {
+    await client.PUT('/v1/bank-accounts/{id}/wallet', { params: { path: { id: account.id } }, body: {} });
+    const sync = must((await client.POST('/v1/bank-connections/{id}/sync', { params: { path: { id: connection.id } } })).data, 'sync').data;
+    console.log(sync.status, sync.created_count, sync.error ?? sync.bridge_errors);
+    await client.DELETE('/v1/bank-accounts/{id}/wallet', { params: { path: { id: account.id } } });
+  }
+  const listed = must((await client.GET('/v1/bank-connections', { params: { query: { limit: 20 } } })).data, 'connections').data;
+  for (const item of listed.data) for (const a of item.accounts) console.log(item.name, a.name, a.balance, a.wallet_balance, a.difference);
+  await client.DELETE('/v1/bank-connections/{id}', { params: { path: { id: connection.id } } });
+}
+
 export async function flow(): Promise<void> {
   const anonymous = createClient<paths>({ baseUrl: 'http://localhost:3000/api' });
   const token = await accounts(anonymous);
@@ -367,6 +382,7 @@ export async function flow(): Promise<void> {
   await webhooks(client);
   await push(client);
   await mcpTokens(client);
+  await bankConnections(client);
   await client.DELETE('/v1/wallets/{id}', { params: { path: { id: context.wallet.id } } });
   await client.POST('/logout');
   await anonymous.POST('/v1/logout');

@@ -196,6 +196,8 @@ const KIND_BY_SEGMENT: Record<string, string> = {
   ai: 'chat',
   webhooks: 'webhook-endpoint',
   push: 'push-subscription',
+  'bank-connections': 'bank-connection',
+  'bank-accounts': 'bank-account',
 };
 
 /** Parameters named after what they hold. */
