@@ -16,6 +16,7 @@
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 import type { PushTables } from './push-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
+import type { RuleAction, RuleCondition } from '../domain/rules/language.js';
 
 // ---- column kinds --------------------------------------------------------------------------
 
@@ -146,7 +147,8 @@ export type SyncedTable =
   | 'budgets'
   | 'budget_period_states'
   | 'reminders'
-  | 'notifications';
+  | 'notifications'
+  | 'rules';
 
 interface Timestamps {
   created_at: TimestampWithDefault;
@@ -287,6 +289,19 @@ export interface GroupsTable extends SyncColumns {
   slug: string;
   description: string | null;
   icon_id: number | null;
+}
+
+/** A rule that files incoming transactions (migration 040); conditions and actions as the API carries them. */
+export interface RulesTable extends SyncColumns {
+  id: Id;
+  user_id: number;
+  name: string;
+  position: number;
+  enabled: Generated<boolean>;
+  stop_after: Generated<boolean>;
+  match: Generated<'all' | 'any'>;
+  conditions: Json<RuleCondition[]>;
+  actions: Json<RuleAction[]>;
 }
 
 export interface PartiesTable extends SyncColumns {
@@ -765,6 +780,7 @@ export interface Database extends WebhookTables, PushTables {
   icons: IconsTable;
   wallets: WalletsTable;
   groups: GroupsTable;
+  rules: RulesTable;
   parties: PartiesTable;
   categories: CategoriesTable;
   transfers: TransfersTable;

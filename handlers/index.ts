@@ -25,6 +25,7 @@ import { partyHandlers } from './parties.js';
 import { pushHandlers } from './push.js';
 import { refundHandlers } from './refunds.js';
 import { reminderHandlers } from './reminders.js';
+import { ruleHandlers } from './rules.js';
 import { statisticsHandlers } from './statistics.js';
 import { transactionHandlers } from './transactions.js';
 import { transferHandlers } from './transfers.js';
@@ -42,6 +43,7 @@ export const allHandlers: Partial<Handlers> = {
   ...groupHandlers,
   ...partyHandlers,
   ...categoryHandlers,
+  ...ruleHandlers,
   ...configurationHandlers,
   ...transactionHandlers,
   ...fileHandlers,

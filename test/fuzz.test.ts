@@ -141,6 +141,7 @@ async function fixtures(app: TestApp) {
   await post('/api/v1/transactions', { type: 'income', amount: 1, wallet_id: wallets[1].id }); // a delivery to the endpoint
   const delivery = await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', webhook.id).executeTakeFirstOrThrow();
   const pushSubscription = await post('/api/v1/push/subscriptions', { kind: 'ntfy', endpoint: 'https://ntfy.sh/finance-fuzz-kept' });
+  const rule = await post('/api/v1/rules', { name: 'Food', conditions: [{ field: 'description', operator: 'contains', value: 'grocer' }], actions: [{ type: 'set_categories', category_ids: [category.id] }] });
   const victims = [(await app.newUser()).user.id, (await app.newUser()).user.id];
   const pools: Record<string, Array<number | string>> = {
     wallet: wallets.map((w) => w.id),
@@ -165,6 +166,7 @@ async function fixtures(app: TestApp) {
     'webhook-endpoint': [webhook.id],
     'webhook-delivery': [delivery.id],
     'push-subscription': [pushSubscription.id],
+    rule: [rule.id],
   };
   const tuples: Record<string, Array<Record<string, number | string>>> = {
     '/v1/transactions/{id}/files/{file_id}': [{ id: expense.id, file_id: fileId }],

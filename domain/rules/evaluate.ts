@@ -37,6 +37,8 @@ export interface RuleOutcome {
   notes: string[];
   transferWalletId?: number;
   skip: boolean;
+  /** The name of the rule that said to skip the line. */
+  skippedBy?: string;
   /** The rules that matched, in order. */
   applied: Array<{ id: number; name: string }>;
 }
@@ -74,6 +76,7 @@ export function evaluateRules(compiled: CompiledRules, facts: TransactionFacts):
     if (!matched) continue;
     outcome.applied.push({ id: rule.id, name: rule.name });
     for (const action of rule.actions) applyAction(outcome, action);
+    if (outcome.skip) outcome.skippedBy ??= rule.name;
     if (rule.stop_after) break;
   }
   return outcome;

@@ -196,6 +196,7 @@ const KIND_BY_SEGMENT: Record<string, string> = {
   ai: 'chat',
   webhooks: 'webhook-endpoint',
   push: 'push-subscription',
+  rules: 'rule',
 };
 
 /** Parameters named after what they hold. */

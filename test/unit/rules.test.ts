@@ -92,6 +92,7 @@ t.test('actions: order is priority, notes add up, stop_after ends, disabled rule
   t.equal(outcome.description, 'REWE');
   t.equal(outcome.transferWalletId, 3);
   t.equal(outcome.skip, true);
+  t.equal(outcome.skippedBy, rules[3].name);
   t.equal(outcome.groupId, undefined, 'neither the disabled rule nor one after stop_after applies');
   t.same(
     outcome.applied.map((r) => r.id),
