@@ -15,3 +15,5 @@ export const CONFIRM_IMPORT_JOB = 'confirm-import';
 export const DELIVER_WEBHOOKS_JOB = 'deliver-webhooks';
 /** Drains the push outbox (jobs/deliver-push.ts). */
 export const DELIVER_PUSH_JOB = 'deliver-push';
+/** Applies one rule to the transactions that exist already (jobs/apply-rule.ts). */
+export const APPLY_RULE_JOB = 'apply-rule';

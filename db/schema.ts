@@ -304,6 +304,20 @@ export interface RulesTable extends SyncColumns {
   actions: Json<RuleAction[]>;
 }
 
+/** A run of "apply to existing" of one rule (migration 040). */
+export interface RuleApplicationsTable {
+  id: Id;
+  user_id: number;
+  rule_id: number;
+  state: Generated<'running' | 'done'>;
+  after_id: Generated<number>;
+  processed: Generated<number>;
+  changed: Generated<number>;
+  total: number;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
+}
+
 export interface PartiesTable extends SyncColumns {
   id: Id;
   user_id: number;
@@ -781,6 +795,7 @@ export interface Database extends WebhookTables, PushTables {
   wallets: WalletsTable;
   groups: GroupsTable;
   rules: RulesTable;
+  rule_applications: RuleApplicationsTable;
   parties: PartiesTable;
   categories: CategoriesTable;
   transfers: TransfersTable;

@@ -2194,6 +2194,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rules/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Dry run of a rule on existing transactions
+         * @description Reads the caller's live incomes and expenses and says which ones the rule (as stored, enabled or not) matches and what "apply to existing" would change on them: counts, and the first `limit` changes. Nothing is written.
+         */
+        get: operations["previewRule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Progress of the latest "apply to existing"
+         * @description The rule's latest run of "apply to existing"; 404 when it never ran.
+         */
+        get: operations["getRuleApplication"];
+        put?: never;
+        /**
+         * Apply a rule to existing transactions
+         * @description Starts a background run of the rule (as stored) over the caller's existing incomes and expenses: 202 with the run; poll `GET /v1/rules/{id}/apply` for its progress. A second request while one runs for this rule is 409.
+         */
+        post: operations["applyRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -5161,6 +5211,64 @@ export interface components {
             conditions?: components["schemas"]["RuleCondition"][];
             actions?: components["schemas"]["RuleAction"][];
             updated_at?: components["schemas"]["ClientUpdatedAt"];
+        };
+        /** @description One field before and after the rule. */
+        RuleFieldChange: {
+            /** @description The value now (a text, an id, a list of ids, or null). */
+            from: (string | null) | number | number[];
+            /** @description The value the rule gives it. */
+            to: (string | null) | number | number[];
+        };
+        RulePreviewChange: {
+            transaction_id: number;
+            /** Format: date */
+            datetime: string;
+            amount: components["schemas"]["Money"];
+            /** @enum {string} */
+            type: "income" | "expense";
+            description: string | null;
+            /** @description The fields the rule would change (only those): `description`, `category_ids`, `party_id`, `party_name` (a party the rule would create), `group_id`, each `{from, to}`; `metadata` when the rule's name or notes would be added. */
+            changes: {
+                description?: components["schemas"]["RuleFieldChange"];
+                category_ids?: components["schemas"]["RuleFieldChange"];
+                party_id?: components["schemas"]["RuleFieldChange"];
+                party_name?: components["schemas"]["RuleFieldChange"];
+                group_id?: components["schemas"]["RuleFieldChange"];
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        RulePreview: {
+            rule_id: number;
+            /** @description The caller's live incomes and expenses read (transfer legs are never filed by rules). */
+            scanned: number;
+            /** @description How many of them the rule's conditions match. */
+            matched: number;
+            /** @description How many of those "apply to existing" would change. */
+            changed: number;
+            /** @description The first `limit` transactions that would change, oldest id first. */
+            data: components["schemas"]["RulePreviewChange"][];
+        };
+        RulePreviewResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["RulePreview"];
+        };
+        /** @description A run of "apply to existing": the caller's transactions are worked through in the background, oldest id first, each change written as an edit (announced as `transaction.updated`, carried by the `synced_since` feeds). `processed` counts the transactions read so far out of `total`; `changed` those the rule changed. Applying twice changes nothing the second time. */
+        RuleApplication: {
+            id: number;
+            rule_id: number;
+            /** @enum {string} */
+            state: "running" | "done";
+            processed: number;
+            changed: number;
+            total: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RuleApplicationResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["RuleApplication"];
         };
         /**
          * @description What happened. `transaction.*`: an income or expense (transfer legs are announced by `transfer.*`); `budget.threshold_crossed`: a write moved a budget past its `threshold_percent` (once per window); `budget.period_closed`: a window was closed (close-period or the scheduled close); `reminder.fired`: a reminder came due; `import.confirmed`: a confirm of an import session finished and created transactions (the session with its counts); `import.completed`: every row of a CSV upload (POST /v1/import) was handled (the import as GET /v1/imports lists it).
@@ -9934,6 +10042,92 @@ export interface operations {
             200: components["responses"]["Deleted"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    previewRule: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the rule would change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulePreviewResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRuleApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleApplicationResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    applyRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, started. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleApplicationResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };

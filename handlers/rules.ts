@@ -4,14 +4,21 @@
 // records a rule names must be the caller's (404 keyed by the field), an explicit order
 // (`position`, a new rule goes last) and a bound on live rules per user (409 beyond).
 import type { Kysely } from 'kysely';
+import type { components } from '../generated/api.js';
 import { lockRuleList, MAX_RULES_PER_USER } from '../db/rules.js';
 import type { Database } from '../db/schema.js';
 import { missingLiveIds, selectSynced, type SyncedTable } from '../db/sync.js';
 import { checkRule, referencedIds, type RuleAction, type RuleCondition } from '../domain/rules/language.js';
-import { conflict, HttpError, validationFailed } from '../server/errors.js';
+import { APPLY_RULE_JOB } from '../db/job-names.js';
+import { existingChunk, existingCount, latestApplication } from '../db/rule-applications.js';
+import { moneyToJson } from '../domain/money.js';
+import { ok } from '../server/envelope.js';
+import { conflict, HttpError, notFound, validationFailed } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import { syncedResource } from './shared/crud.js';
-import { toRule, type RuleRow } from './views/rule.js';
+import { MAX_PAGE_SIZE } from './shared/records.js';
+import { ruleForExisting } from './shared/rule-existing.js';
+import { toRule, toRuleApplication, type RuleRow } from './views/rule.js';
 
 const rules = syncedResource<RuleRow, ReturnType<typeof toRule>>({
   table: 'rules',
@@ -81,7 +88,65 @@ export const ruleHandlers = {
   },
 
   deleteRule: (ctx: HandlerContext<'deleteRule'>) => rules.remove(ctx),
+
+  previewRule: async (ctx: HandlerContext<'previewRule'>) => {
+    const { user, db } = ctx;
+    const rule = await rules.liveOr404(db, user.id, ctx.params.id);
+    const limit = Math.min(ctx.query.limit ?? 20, MAX_PAGE_SIZE);
+    return ok(await previewOnExisting(db, user.id, rule, limit));
+  },
+
+  applyRule: async (ctx: HandlerContext<'applyRule'>) => {
+    const { user, db, services } = ctx;
+    const rule = await rules.liveOr404(db, user.id, ctx.params.id);
+    const run = await db.transaction().execute(async (trx) => {
+      // one run per rule at a time: the rule's row lock orders two requests
+      await trx.selectFrom('rules').select('id').where('id', '=', rule.id).forUpdate().execute();
+      const latest = await latestApplication(trx, user.id, rule.id);
+      if (latest?.state === 'running') throw conflict('This rule is being applied already: wait for the run to end.');
+      const now = services.now();
+      return trx
+        .insertInto('rule_applications')
+        .values({ user_id: user.id, rule_id: rule.id, total: await existingCount(trx, user.id), created_at: now, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+    await services.jobs.send(APPLY_RULE_JOB, { applicationId: run.id });
+    return { status: 202 as const, data: toRuleApplication(run), message: 'The rule is being applied to your transactions.' };
+  },
+
+  getRuleApplication: async (ctx: HandlerContext<'getRuleApplication'>) => {
+    const { user, db } = ctx;
+    const rule = await rules.liveOr404(db, user.id, ctx.params.id);
+    const run = await latestApplication(db, user.id, rule.id);
+    if (!run) throw notFound('Rule application');
+    return ok(toRuleApplication(run));
+  },
 } satisfies Partial<Handlers>;
+
+/** The dry run: every live income and expense read a chunk at a time; counts and the first `limit` changes. */
+async function previewOnExisting(db: Kysely<Database>, userId: number, rule: RuleRow, limit: number) {
+  const onExisting = await ruleForExisting(db, userId, rule);
+  const preview: components['schemas']['RulePreview'] = { rule_id: rule.id, scanned: 0, matched: 0, changed: 0, data: [] };
+  for (let after = 0; ; ) {
+    const chunk = await existingChunk(db, userId, after, PREVIEW_CHUNK);
+    for (const tx of chunk) {
+      const { matched, changes } = onExisting(tx);
+      if (matched) preview.matched++;
+      if (!changes) continue;
+      preview.changed++;
+      if (preview.data.length < limit) {
+        preview.data.push({ transaction_id: tx.id, datetime: tx.date, amount: moneyToJson(tx.amount), type: tx.type, description: tx.description, changes });
+      }
+    }
+    preview.scanned += chunk.length;
+    if (chunk.length < PREVIEW_CHUNK) return preview;
+    after = chunk.at(-1)!.id;
+  }
+}
+
+/** Transactions read per query by the dry run. */
+const PREVIEW_CHUNK = 10_000;
 
 const REFERENCE_NAMES: Record<'categories' | 'wallets' | 'groups' | 'parties', string> = {
   categories: 'category',

@@ -1,6 +1,7 @@
 // Every background job the service runs (see server/jobs.ts).
 import type { JobDefinition } from '../server/jobs.js';
 import { analyzeImportJob } from './analyze-import.js';
+import { applyRuleJob } from './apply-rule.js';
 import { answerChatMessageJob } from './answer-chat-message.js';
 import { closeBudgetPeriodsJob } from './close-budget-periods.js';
 import { confirmImportJob } from './confirm-import.js';
@@ -15,4 +16,4 @@ import { deliverEmailsJob } from './deliver-emails.js';
 import { deliverWebhooksJob } from './deliver-webhooks.js';
 import { deliverPushJob } from './deliver-push.js';
 
-export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob, deliverPushJob];
+export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob, deliverPushJob, applyRuleJob];

@@ -282,3 +282,65 @@ t.test('recurring occurrences and assistant actions go through the rules too', a
   const made = await api.db.selectFrom('transactions').selectAll().where('user_id', '=', user.user.id).where('description', '=', 'REWE groceries').executeTakeFirstOrThrow();
   t.same(await categoriesOf(made.id), [user.groceries]);
 });
+
+// ---------------------------------------------------------------- dry run and apply to existing
+
+t.test('dry run and "apply to existing": counts, a page of changes, a job that is idempotent, announced and synced', async (t) => {
+  const user = await api.newUser();
+  const wallet = await fx.mainWallet(user.user.id);
+  await fx.setBalance(wallet, '1000');
+  const groceries = await fx.category(user.user.id);
+  const hook = await api.request('POST', '/api/v1/webhooks', { token: user.token, body: { url: 'https://hooks.example.com/rules', event_kinds: ['transaction.updated'] } });
+  t.equal(hook.status, 201);
+  const made: number[] = [];
+  for (const description of ['Kartenzahlung REWE 1', 'REWE Markt', 'Lidl', 'Überweisung Miete']) {
+    made.push((await api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount: 2, wallet_id: wallet, description } })).body.data.id);
+  }
+  const rule = (
+    await createRule(user.token, {
+      name: 'REWE later',
+      conditions: [{ field: 'description', operator: 'contains', value: 'rewe' }],
+      actions: [{ type: 'set_categories', category_ids: [groceries] }, { type: 'set_description', description: 'REWE' }],
+    })
+  ).body.data;
+
+  const preview = await api.request('GET', `/api/v1/rules/${rule.id}/preview?limit=1`, { token: user.token });
+  t.equal(preview.status, 200);
+  t.match(preview.body.data, { rule_id: rule.id, scanned: 4, matched: 2, changed: 2 });
+  t.equal(preview.body.data.data.length, 1, 'a page of `limit` changes');
+  t.same(preview.body.data.data[0].changes.category_ids, { from: [], to: [groceries] });
+  t.same(preview.body.data.data[0].changes.description, { from: 'Kartenzahlung REWE 1', to: 'REWE' });
+  t.equal((await api.db.selectFrom('transactions').select('description').where('id', '=', made[0]).executeTakeFirstOrThrow()).description, 'Kartenzahlung REWE 1', 'the dry run writes nothing');
+
+  const since = new Date(Date.now() - 1000).toISOString();
+  const started = await api.request('POST', `/api/v1/rules/${rule.id}/apply`, { token: user.token });
+  t.equal(started.status, 202);
+  t.match(started.body.data, { rule_id: rule.id, state: 'running', processed: 0, changed: 0, total: 4 });
+  t.equal((await api.request('POST', `/api/v1/rules/${rule.id}/apply`, { token: user.token })).status, 409, 'one run at a time');
+  const { runApplication } = await import('../jobs/apply-rule.js');
+  await runApplication({ db: api.db, services: api.app.services, log: api.app.log }, started.body.data.id);
+  const finished = await api.request('GET', `/api/v1/rules/${rule.id}/apply`, { token: user.token });
+  t.match(finished.body.data, { state: 'done', processed: 4, changed: 2 });
+  const rows = await api.db.selectFrom('transactions').select(['id', 'description', 'metadata']).where('id', 'in', made).orderBy('id').execute();
+  t.same(rows.map((r) => r.description), ['REWE', 'REWE', 'Lidl', 'Überweisung Miete']);
+  t.same(await categoriesOf(made[1]), [groceries]);
+  t.match(rows[0].metadata, { rules: [{ id: rule.id, name: 'REWE later' }] });
+  const events = await api.db.selectFrom('webhook_events').select('subject_id').where('user_id', '=', user.user.id).where('kind', '=', 'transaction.updated').execute();
+  t.same(events.map((e) => Number(e.subject_id)).sort(), [made[0], made[1]].sort(), 'each change announced as transaction.updated');
+  const feed = await api.request('GET', `/api/v1/transactions?synced_since=${encodeURIComponent(since)}`, { token: user.token });
+  t.ok([made[0], made[1]].every((id) => feed.body.data.data.some((r: { id: number }) => r.id === id)), 'the changes are in the synced_since feed');
+
+  const again = await api.request('POST', `/api/v1/rules/${rule.id}/apply`, { token: user.token });
+  t.equal(again.status, 202);
+  await runApplication({ db: api.db, services: api.app.services, log: api.app.log }, again.body.data.id);
+  t.match((await api.request('GET', `/api/v1/rules/${rule.id}/apply`, { token: user.token })).body.data, { state: 'done', processed: 4, changed: 0 }, 'a second run changes nothing');
+  t.match((await api.request('GET', `/api/v1/rules/${rule.id}/preview`, { token: user.token })).body.data, { matched: 2, changed: 0 });
+
+  for (const [method, path] of [['GET', 'preview'], ['POST', 'apply'], ['GET', 'apply']] as const) {
+    t.equal((await api.request(method, `/api/v1/rules/${rule.id}/${path}`, { token: stranger.token })).status, 404, `${method} ${path} of another user's rule`);
+    t.equal((await api.request(method, `/api/v1/rules/${rule.id}/${path}`, {})).status, 401, `${method} ${path} without a token`);
+  }
+  const fresh = (await createRule(user.token, { name: 'never run', conditions: [rewe], actions: [{ type: 'skip' }] })).body.data;
+  t.equal((await api.request('GET', `/api/v1/rules/${fresh.id}/apply`, { token: user.token })).status, 404, 'a rule never applied has no run');
+  t.equal((await api.request('GET', `/api/v1/rules/${fresh.id}/preview?limit=0`, { token: user.token })).status, 422, 'limit is validated');
+});

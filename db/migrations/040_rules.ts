@@ -8,7 +8,7 @@
 // - The references inside actions (categories, wallets, groups, parties) are checked by the
 //   handler when the rule is written; a record deleted later simply stops being applied.
 import { sql, type Kysely } from 'kysely';
-import { addSyncIndexes, oneOf, withId, withOwnerKey, withSync, withUser } from './helpers.js';
+import { addSyncIndexes, oneOf, ownedFk, withId, withOwnerKey, withSync, withTimestamps, withUser } from './helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -35,8 +35,28 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger rules_sync_stamp before insert or update on rules for each row execute function sync_stamp()`.execute(db);
   await sql`create constraint trigger rules_user_version after insert or update or delete on rules
     deferrable initially deferred for each row execute function bump_user_version('user_id')`.execute(db);
+
+  // "apply to existing": one run per request, worked through in batches by jobs/apply-rule.ts
+  // after the last transaction id it finished (a crashed worker's run resumes there)
+  await db.schema
+    .createTable('rule_applications')
+    .$call(withId)
+    .$call(withUser)
+    .addColumn('rule_id', 'bigint', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull().defaultTo('running'))
+    .addColumn('after_id', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('processed', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('changed', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('total', 'integer', (c) => c.notNull())
+    .$call(withTimestamps)
+    .addCheckConstraint('rule_applications_state_check', oneOf('state', ['running', 'done']))
+    .execute();
+  await ownedFk(db, 'rule_applications', 'rule_id', 'rules', 'cascade');
+  await db.schema.createIndex('rule_applications_rule_idx').on('rule_applications').columns(['rule_id', 'id']).execute();
+  await sql`create index rule_applications_running_idx on rule_applications (id) where state = 'running'`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('rule_applications').execute();
   await db.schema.dropTable('rules').execute();
 }

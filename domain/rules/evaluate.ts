@@ -10,7 +10,7 @@
 // - a matching rule with `stop_after` ends the evaluation; a disabled rule is skipped.
 import { Decimal } from '../money.js';
 import type { RuleAction, RuleCondition, RuleDefinition, TextField } from './language.js';
-import { compileRegex, foldText } from './text.js';
+import { compileRegex, foldText, regexSubject } from './text.js';
 
 /** What rules test: the fields of a transaction as it comes in. */
 export interface TransactionFacts {
@@ -47,7 +47,10 @@ type Test = (facts: FoldedFacts) => boolean;
 
 interface FoldedFacts {
   raw: TransactionFacts;
-  text: Record<TextField, string | null>;
+  /** The folded texts, made on first use (foldText). */
+  text: Partial<Record<TextField, string | null>>;
+  /** The texts as regexes read them, made on first use (regexSubject). */
+  subjects: Partial<Record<TextField, string | null>>;
   amount: Decimal;
   weekday: number;
 }
@@ -109,10 +112,10 @@ function applyAction(outcome: RuleOutcome, action: RuleAction): void {
 }
 
 function foldFacts(facts: TransactionFacts): FoldedFacts {
-  const fold = (text: string | null) => (text === null || text === '' ? null : foldText(text));
   return {
     raw: facts,
-    text: { description: fold(facts.description), party: fold(facts.partyName), counterparty: fold(facts.counterparty) },
+    text: {},
+    subjects: {},
     amount: new Decimal(facts.amount).abs(),
     // ISO weekday of a calendar date: 1 Monday .. 7 Sunday
     weekday: ((new Date(`${facts.date}T00:00:00Z`).getUTCDay() + 6) % 7) + 1,
@@ -155,15 +158,32 @@ function compileCondition(c: RuleCondition): Test {
   }
 }
 
+const RAW_TEXT: Record<TextField, (facts: TransactionFacts) => string | null> = {
+  description: (facts) => facts.description,
+  party: (facts) => facts.partyName,
+  counterparty: (facts) => facts.counterparty,
+};
+
 function compileTextCondition(c: RuleCondition, field: TextField): Test {
-  const textOf = (f: FoldedFacts) => f.text[field];
+  const rawOf = RAW_TEXT[field];
+  const textOf = (f: FoldedFacts) => {
+    let text = f.text[field];
+    if (text === undefined) {
+      const raw = rawOf(f.raw);
+      f.text[field] = text = raw === null || raw === '' ? null : foldText(raw);
+    }
+    return text;
+  };
   switch (c.operator) {
     case 'regex': {
       const pattern = compileRegex(c.value!);
-      const rawOf = field === 'description' ? (f: FoldedFacts) => f.raw.description : field === 'party' ? (f: FoldedFacts) => f.raw.partyName : (f: FoldedFacts) => f.raw.counterparty;
       return (f) => {
-        const text = rawOf(f);
-        return text !== null && text !== '' && pattern.test(text);
+        let subject = f.subjects[field];
+        if (subject === undefined) {
+          const text = rawOf(f.raw);
+          f.subjects[field] = subject = text === null || text === '' ? null : regexSubject(text);
+        }
+        return subject !== null && pattern.test(subject);
       };
     }
     case 'one_of': {

@@ -1,4 +1,5 @@
 import type { components } from '../../generated/api.js';
+import type { RuleApplicationRow } from '../../db/rule-applications.js';
 import type { SyncedRow } from '../../db/sync.js';
 import { syncFields } from './sync.js';
 
@@ -15,4 +16,17 @@ export function toRule(row: RuleRow): RuleView {
     conditions: row.conditions as RuleView['conditions'],
     actions: row.actions as RuleView['actions'],
   });
+}
+
+export function toRuleApplication(row: RuleApplicationRow): components['schemas']['RuleApplication'] {
+  return {
+    id: row.id,
+    rule_id: row.rule_id,
+    state: row.state,
+    processed: row.processed,
+    changed: row.changed,
+    total: row.total,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
 }

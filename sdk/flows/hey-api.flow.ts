@@ -6,6 +6,7 @@
 import { createClient } from '../generated/hey-api/client/index.js';
 import {
   analyzeImport,
+  applyRule,
   askAssistant,
   closeBudgetPeriod,
   confirmAgentAction,
@@ -65,6 +66,7 @@ import {
   getReadiness,
   getReminder,
   getRule,
+  getRuleApplication,
   getServerInfo,
   getServerInfoV1,
   getStatistics,
@@ -114,6 +116,7 @@ import {
   markTransactionRefund,
   pauseReminder,
   previewOutreach,
+  previewRule,
   redeliverWebhook,
   registerPushSubscription,
   registerUser,
@@ -241,6 +244,11 @@ async function records(client: Client) {
   await listRules({ client, query: { synced_since: '2026-01-01T00:00:00Z' } });
   await getRule({ client, path: { id: rule.id } });
   await updateRule({ client, path: { id: rule.id }, body: { position: 1, stop_after: true } });
+  const preview = must((await previewRule({ client, path: { id: rule.id }, query: { limit: 10 } })).data, 'preview rule').data;
+  console.log(preview.matched, preview.changed, preview.data.map((change) => change.changes.category_ids?.to));
+  const run = must((await applyRule({ client, path: { id: rule.id } })).data, 'apply rule').data;
+  console.log(run.state, run.total);
+  await getRuleApplication({ client, path: { id: rule.id } });
   await deleteRule({ client, path: { id: rule.id } });
 
   const party = must((await createParty({ client, body: { name: 'Grocer', type: 'business' } })).data, 'create party').data;

@@ -94,6 +94,11 @@ async function records(client: Client) {
   await client.GET('/v1/rules', { params: { query: { no_client_id: true } } });
   await client.GET('/v1/rules/{id}', { params: { path: { id: rule.id } } });
   await client.PUT('/v1/rules/{id}', { params: { path: { id: rule.id } }, body: { enabled: false } });
+  const preview = must((await client.GET('/v1/rules/{id}/preview', { params: { path: { id: rule.id } } })).data, 'preview rule').data;
+  console.log(preview.scanned, preview.data.map((change) => change.transaction_id));
+  await client.POST('/v1/rules/{id}/apply', { params: { path: { id: rule.id } } });
+  const run = must((await client.GET('/v1/rules/{id}/apply', { params: { path: { id: rule.id } } })).data, 'rule run').data;
+  console.log(run.processed, run.changed);
   await client.DELETE('/v1/rules/{id}', { params: { path: { id: rule.id } } });
 
   const party = must((await client.POST('/v1/parties', { body: { name: 'Grocer', type: 'business' } })).data, 'create party').data;

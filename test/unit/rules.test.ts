@@ -3,7 +3,7 @@
 import t from 'tap';
 import { checkRule, referencedIds, type RuleAction, type RuleCondition, type RuleDefinition } from '../../domain/rules/language.js';
 import { compileRules, evaluateRules, type TransactionFacts } from '../../domain/rules/evaluate.js';
-import { compileRegex, foldText } from '../../domain/rules/text.js';
+import { compileRegex, foldText, regexSubject, requiredLiteral } from '../../domain/rules/text.js';
 
 const line: TransactionFacts = {
   description: 'KARTENZAHLUNG REWE Markt GmbH 1234 Berlin',
@@ -124,7 +124,29 @@ t.test('regexes run in linear time and refuse what RE2 cannot do', async (t) => 
   t.throws(() => compileRegex('(a'), { name: 'Error' });
   t.throws(() => compileRegex('(a)\\1'), 'back-references are refused');
   t.throws(() => compileRegex('(?=a)'), 'look-arounds are refused');
-  t.equal(compileRegex('rewe').test('Kartenzahlung REWE'), true);
+  t.equal(compileRegex('rewe').test(regexSubject('Kartenzahlung REWE')), true);
+});
+
+t.test('requiredLiteral: only what every match must contain', async (t) => {
+  const cases: Array<[string, string | undefined]> = [
+    ['^einkauf 3\\d*5; filiale', 'einkauf 3'],
+    ['rewe|lidl', undefined],
+    ['(rewe)?markt', 'markt'],
+    ['reweX?', 'rewe'],
+    ['ab+c', 'ab'],
+    ['[abc]xyz', 'xyz'],
+    ['a.b', undefined],
+    ['Netflix\\.com', 'netflix'],
+  ];
+  for (const [pattern, expected] of cases) t.equal(requiredLiteral(pattern), expected, pattern);
+  for (const [pattern, text, expected] of [
+    ['(rewe)?markt', 'MARKT', true],
+    ['reweX?', 'REWE', true],
+    ['^einkauf 3\\d*5; filiale', 'Einkauf 305; Filiale 2', true],
+    ['^einkauf 3\\d*5; filiale', 'Einkauf 405; Filiale 2', false],
+  ] as const) {
+    t.equal(compileRegex(pattern).test(regexSubject(text)), expected, `${pattern} on ${text}`);
+  }
 });
 
 t.test('checkRule: errors keyed by field', async (t) => {
