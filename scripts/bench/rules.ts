@@ -64,14 +64,16 @@ const call = async (token: string, method: 'GET' | 'POST', url: string, payload?
   return res.json().data;
 };
 
-async function addRules(token: string): Promise<void> {
+/** The 200 rules; `miss` changes every value so that no line matches (the cost of evaluation alone). */
+async function addRules(token: string, miss = false): Promise<void> {
+  const x = miss ? 'nowhere ' : '';
   const category = await call(token, 'POST', '/api/v1/categories', { name: 'Bench shops', type: 'expense' });
   for (let i = 0; i < 150; i++) {
-    await call(token, 'POST', '/api/v1/rules', { name: `shop ${i}`, conditions: [{ field: 'counterparty', operator: 'is', value: `Händler ${i}` }], actions: [{ type: 'set_categories', category_ids: [category.id] }, { type: 'set_party', party_name: `Shop ${i}`, create_party: true }] });
+    await call(token, 'POST', '/api/v1/rules', { name: `shop ${i}`, conditions: [{ field: 'counterparty', operator: 'is', value: `${x}Händler ${i}` }], actions: [{ type: 'set_categories', category_ids: [category.id] }, { type: 'set_party', party_name: `Shop ${i}`, create_party: true }] });
   }
-  for (let i = 0; i < 30; i++) await call(token, 'POST', '/api/v1/rules', { name: `memo ${i}`, conditions: [{ field: 'description', operator: 'contains', value: `Filiale ${i % 7} extra ${i}` }], actions: [{ type: 'add_note', note: `memo ${i}` }] });
-  for (let i = 0; i < 10; i++) await call(token, 'POST', '/api/v1/rules', { name: `regex ${i}`, conditions: [{ field: 'description', operator: 'regex', value: `^einkauf ${i}\\d*5; filiale` }], actions: [{ type: 'add_note', note: `regex ${i}` }] });
-  for (let i = 0; i < 10; i++) await call(token, 'POST', '/api/v1/rules', { name: `amount ${i}`, match: 'all', conditions: [{ field: 'amount', operator: 'between', amount: 5000 + i, amount_to: 5000 + i + 0.5 }, { field: 'type', value: 'income' }], actions: [{ type: 'add_note', note: 'big' }] });
+  for (let i = 0; i < 30; i++) await call(token, 'POST', '/api/v1/rules', { name: `memo ${i}`, conditions: [{ field: 'description', operator: 'contains', value: `${x}Filiale ${i % 7} extra ${i}` }], actions: [{ type: 'add_note', note: `memo ${i}` }] });
+  for (let i = 0; i < 10; i++) await call(token, 'POST', '/api/v1/rules', { name: `regex ${i}`, conditions: [{ field: 'description', operator: 'regex', value: `^${x}einkauf ${i}\\d*5; filiale` }], actions: [{ type: 'add_note', note: `regex ${i}` }] });
+  for (let i = 0; i < 10; i++) await call(token, 'POST', '/api/v1/rules', { name: `amount ${i}`, match: 'all', conditions: [{ field: 'amount', operator: 'between', amount: (miss ? 900_000 : 5000) + i, amount_to: (miss ? 900_000 : 5000) + i + 0.5 }, { field: 'type', value: 'income' }], actions: [{ type: 'add_note', note: 'big' }] });
 }
 
 /** Upload, analysis and whole-session confirm of `rows` lines; seconds from the upload to the end. */
@@ -113,21 +115,24 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 const none = await newUser('none');
 const ruled = await newUser('rules');
 await addRules(ruled.token);
+// BENCH_RULES_MISS=1: a third user whose 200 rules match no line
+const missing = process.env.BENCH_RULES_MISS === '1' ? await newUser('miss') : undefined;
+if (missing) await addRules(missing.token, true);
 const rulesCount = (await call(ruled.token, 'GET', '/api/v1/rules?limit=1')).total;
 console.log(`database: ${databaseUrl ? 'PostgreSQL' : 'embedded'}; ${rulesCount} rules; ${ROWS} lines per import; ${CREATES} creates per user`);
 
 // warm-up: a small import and a few creates each
-for (const user of [none, ruled]) {
+for (const user of [none, ruled, ...(missing ? [missing] : [])]) {
   await importOnce(user.token, 200, 10);
   const wallet = (await call(user.token, 'GET', '/api/v1/wallets?limit=1')).data[0].id;
   await database.db.updateTable('wallets').set({ balance: '100000000', opening_balance: '100000000' }).where('id', '=', wallet).execute();
   await createsOnce(user.token, wallet, 20);
 }
 
-const imports: Record<'none' | 'rules', Array<{ seconds: number; analyse: number; confirm: number }>> = { none: [], rules: [] };
+const imports: Record<'none' | 'rules' | 'miss', Array<{ seconds: number; analyse: number; confirm: number }>> = { none: [], rules: [], miss: [] };
 const creates: Record<'none' | 'rules', number[]> = { none: [], rules: [] };
 for (const [round, year] of [11, 12].entries()) {
-  for (const [name, user] of [['none', none], ['rules', ruled]] as const) {
+  for (const [name, user] of [['none', none], ['rules', ruled], ...(missing ? [['miss', missing] as const] : [])] as const) {
     imports[name].push(await importOnce(user.token, ROWS, year));
     console.log(`round ${round + 1} ${name}: import ${imports[name].at(-1)!.seconds.toFixed(1)} s (analyse ${imports[name].at(-1)!.analyse.toFixed(1)}, confirm ${imports[name].at(-1)!.confirm.toFixed(1)})`);
   }
@@ -139,9 +144,10 @@ for (let i = 0; i < CREATES; i++) {
   for (const [name, user] of [['none', none], ['rules', ruled]] as const) creates[name].push(...(await createsOnce(user.token, wallets[name], 1)));
 }
 
-const total = (name: 'none' | 'rules') => imports[name].reduce((sum, run) => sum + run.seconds, 0);
-const confirmTotal = (name: 'none' | 'rules') => imports[name].reduce((sum, run) => sum + run.confirm, 0);
+const total = (name: 'none' | 'rules' | 'miss') => imports[name].reduce((sum, run) => sum + run.seconds, 0);
+const confirmTotal = (name: 'none' | 'rules' | 'miss') => imports[name].reduce((sum, run) => sum + run.confirm, 0);
 console.log(`import of ${ROWS} lines (2 runs each): none ${(total('none') / 2).toFixed(1)} s, 200 rules ${(total('rules') / 2).toFixed(1)} s: ratio ${(total('rules') / total('none')).toFixed(2)} (goal <= 1.3); confirm stage alone ratio ${(confirmTotal('rules') / confirmTotal('none')).toFixed(2)}`);
+if (missing) console.log(`200 rules matching no line: import ${(total('miss') / 2).toFixed(1)} s, ratio ${(total('miss') / total('none')).toFixed(2)}; confirm stage alone ratio ${(confirmTotal('miss') / confirmTotal('none')).toFixed(2)}`);
 console.log(`create: none median ${median(creates.none).toFixed(2)} ms (mean ${mean(creates.none).toFixed(2)}), 200 rules median ${median(creates.rules).toFixed(2)} ms (mean ${mean(creates.rules).toFixed(2)}): ratio ${(median(creates.rules) / median(creates.none)).toFixed(2)}`);
 const filed = await database.db.selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', ruled.userId).where('metadata', 'is not', null).executeTakeFirstOrThrow();
 console.log(`transactions of the rules user filed by a rule: ${filed.n}`);
