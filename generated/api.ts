@@ -5147,7 +5147,7 @@ export interface components {
             date_to?: string;
             weekdays?: number[];
         };
-        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: on import, the line is booked as a transfer between its wallet and that one), `skip` (on import, the line is not imported). A field a transaction's write states itself (categories, party, group) wins over a rule. */
+        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; checked and kept, but no import books the line as a transfer yet), `skip` (on import, the line is not imported: it fails with a reason naming the rule). A field a transaction's write states itself (categories, party, group) wins over a rule. */
         RuleAction: {
             /** @enum {string} */
             type: "set_categories" | "set_party" | "set_description" | "set_group" | "add_note" | "transfer_to_wallet" | "skip";
