@@ -7,6 +7,16 @@ import type { Database } from './schema.js';
 /** A user keeps at most this many live rules: every created transaction evaluates them all. */
 export const MAX_RULES_PER_USER = 1000;
 
+/**
+ * The version of the user's rule set: the number of rows (deleted ones included) and the sum of
+ * their versions. Every write of a rule changes it (an insert adds a row, an update, a delete
+ * included, bumps a version), so two equal versions name the same rules.
+ */
+export async function rulesVersion(db: Kysely<Database>, userId: number): Promise<string> {
+  const row = await sql<{ n: string; v: string }>`select count(*) as n, coalesce(sum(version), 0) as v from rules where user_id = ${userId}`.execute(db);
+  return `${row.rows[0].n}:${row.rows[0].v}`;
+}
+
 /** The user's live rules in their order (position, then id), as evaluation takes them. */
 export async function liveRules(db: Kysely<Database>, userId: number): Promise<RuleDefinition[]> {
   const rows = await db

@@ -302,6 +302,8 @@ export interface RulesTable extends SyncColumns {
   match: Generated<'all' | 'any'>;
   conditions: Json<RuleCondition[]>;
   actions: Json<RuleAction[]>;
+  /** Bumped by the database on every update (migration 040). */
+  version: Generated<number>;
 }
 
 /** A run of "apply to existing" of one rule (migration 040). */

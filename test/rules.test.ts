@@ -198,6 +198,15 @@ t.test('API create: rules fill what the request leaves empty; the request wins; 
   t.same(small.body.data.categories, [], 'no rule matched: nothing set');
   t.equal(small.body.data.metadata, null);
 
+  // the compiled rules of a user are cached per process by the version of the rule set: an edit is seen at once
+  const [reweRule] = (await api.request('GET', '/api/v1/rules', { token: user.token })).body.data.data;
+  t.equal((await api.request('PUT', `/api/v1/rules/${reweRule.id}`, { token: user.token, body: { enabled: false } })).status, 200);
+  const afterDisable = await api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount: 1, wallet_id: user.wallet, description: 'REWE' } });
+  t.equal(afterDisable.body.data.description, 'REWE', 'a disabled rule does not run');
+  await api.request('PUT', `/api/v1/rules/${reweRule.id}`, { token: user.token, body: { conditions: [{ field: 'description', operator: 'is', value: 'lidl' }], enabled: true } });
+  const afterEdit = await api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount: 1, wallet_id: user.wallet, description: 'Lidl' } });
+  t.equal(afterEdit.body.data.description, 'REWE groceries', "the rule's new condition applies");
+
   const edited = await api.request('PUT', `/api/v1/transactions/${res.body.data.id}`, { token: user.token, body: { description: 'REWE but edited', categories: [other] } });
   t.equal(edited.status, 200);
   t.equal(edited.body.data.description, 'REWE but edited', "a rule never rewrites the user's edit");

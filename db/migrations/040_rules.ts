@@ -22,6 +22,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('match', 'text', (c) => c.notNull().defaultTo('all'))
     .addColumn('conditions', 'jsonb', (c) => c.notNull())
     .addColumn('actions', 'jsonb', (c) => c.notNull())
+    // bumped by every update (trigger below): with the row count, a version of the user's rule set
+    .addColumn('version', 'bigint', (c) => c.notNull().defaultTo(1))
     .$call(withSync)
     .$call((tb) => withOwnerKey(tb, 'rules'))
     .addCheckConstraint('rules_match_check', oneOf('match', ['all', 'any']))
@@ -33,6 +35,15 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('rules_user_synced_idx').on('rules').columns(['user_id', 'last_synced_at', 'id']).execute();
   await sql`create index rules_user_order_idx on rules (user_id, position, id) where deleted_at is null`.execute(db);
   await sql`create trigger rules_sync_stamp before insert or update on rules for each row execute function sync_stamp()`.execute(db);
+  // count(*) and sum(version) of a user's rows (deleted ones included: a delete is an update)
+  // change with every write of a rule, which is what a per-process cache of compiled rules keys on
+  await sql`create function rules_bump_version() returns trigger language plpgsql as $$
+    begin
+      new.version := old.version + 1;
+      return new;
+    end
+  $$`.execute(db);
+  await sql`create trigger rules_version before update on rules for each row execute function rules_bump_version()`.execute(db);
   await sql`create constraint trigger rules_user_version after insert or update or delete on rules
     deferrable initially deferred for each row execute function bump_user_version('user_id')`.execute(db);
 
@@ -59,4 +70,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('rule_applications').execute();
   await db.schema.dropTable('rules').execute();
+  await sql`drop function rules_bump_version()`.execute(db);
 }

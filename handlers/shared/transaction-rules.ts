@@ -11,7 +11,8 @@
 // dropped, never linked.
 import type { Kysely, Transaction } from 'kysely';
 import { findOrCreateParties } from '../../db/import-record-names.js';
-import { liveRules } from '../../db/rules.js';
+import { LRUCache } from 'lru-cache';
+import { liveRules, rulesVersion } from '../../db/rules.js';
 import type { Database, JsonObject } from '../../db/schema.js';
 import { liveIds } from '../../db/sync.js';
 import { compileRules, evaluateRules, type CompiledRules, type RuleOutcome } from '../../domain/rules/evaluate.js';
@@ -26,8 +27,21 @@ export interface UserRules {
   readsCurrency: boolean;
 }
 
+// Compiled rules per user, with the version of the rule set they were compiled from: a
+// per-process cache that is correct by construction, since every write of a rule changes the
+// version (db/rules.ts), and a hit costs one small aggregate instead of reading and compiling
+// every rule on each write.
+const compiledRules = new LRUCache<number, { version: string; rules: UserRules }>({ max: 2_000 });
+
 export async function loadUserRules(db: Kysely<Database>, userId: number): Promise<UserRules> {
-  return userRulesOf(await liveRules(db, userId));
+  const version = await rulesVersion(db, userId);
+  const cached = compiledRules.get(userId);
+  if (cached?.version === version) return cached.rules;
+  // read after the version: a rule written in between makes the version older than the rules,
+  // which the next write's version check sees as a miss (never a stale hit)
+  const rules = userRulesOf(await liveRules(db, userId));
+  compiledRules.set(userId, { version, rules });
+  return rules;
 }
 
 export function userRulesOf(rules: RuleDefinition[]): UserRules {
