@@ -17,3 +17,5 @@ export const DELIVER_WEBHOOKS_JOB = 'deliver-webhooks';
 export const DELIVER_PUSH_JOB = 'deliver-push';
 /** Syncs the bank connections that are due (jobs/sync-bank-connections.ts). */
 export const SYNC_BANK_CONNECTIONS_JOB = 'sync-bank-connections';
+/** Applies one rule to the transactions that exist already (jobs/apply-rule.ts). */
+export const APPLY_RULE_JOB = 'apply-rule';

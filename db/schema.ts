@@ -17,6 +17,7 @@ import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Up
 import type { BankTables } from './bank-schema.js';
 import type { PushTables } from './push-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
+import type { RuleAction, RuleCondition } from '../domain/rules/language.js';
 
 // ---- column kinds --------------------------------------------------------------------------
 
@@ -147,7 +148,8 @@ export type SyncedTable =
   | 'budgets'
   | 'budget_period_states'
   | 'reminders'
-  | 'notifications';
+  | 'notifications'
+  | 'rules';
 
 interface Timestamps {
   created_at: TimestampWithDefault;
@@ -293,6 +295,35 @@ export interface GroupsTable extends SyncColumns {
   slug: string;
   description: string | null;
   icon_id: number | null;
+}
+
+/** A rule that files incoming transactions (migration 040); conditions and actions as the API carries them. */
+export interface RulesTable extends SyncColumns {
+  id: Id;
+  user_id: number;
+  name: string;
+  position: number;
+  enabled: Generated<boolean>;
+  stop_after: Generated<boolean>;
+  match: Generated<'all' | 'any'>;
+  conditions: Json<RuleCondition[]>;
+  actions: Json<RuleAction[]>;
+  /** Bumped by the database on every update (migration 040). */
+  version: Generated<number>;
+}
+
+/** A run of "apply to existing" of one rule (migration 040). */
+export interface RuleApplicationsTable {
+  id: Id;
+  user_id: number;
+  rule_id: number;
+  state: Generated<'running' | 'done'>;
+  after_id: Generated<number>;
+  processed: Generated<number>;
+  changed: Generated<number>;
+  total: number;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
 }
 
 export interface PartiesTable extends SyncColumns {
@@ -771,6 +802,8 @@ export interface Database extends WebhookTables, PushTables, BankTables {
   icons: IconsTable;
   wallets: WalletsTable;
   groups: GroupsTable;
+  rules: RulesTable;
+  rule_applications: RuleApplicationsTable;
   parties: PartiesTable;
   categories: CategoriesTable;
   transfers: TransfersTable;

@@ -17,7 +17,8 @@ export type SyncedTable =
   | 'budgets'
   | 'budget_period_states'
   | 'reminders'
-  | 'notifications';
+  | 'notifications'
+  | 'rules';
 
 /** A row of a synced table with its device's token and platform (to rebuild the client id). */
 export type SyncedRow<T extends SyncedTable> = Selectable<Database[T]> & {

@@ -2186,6 +2186,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List rules
+         * @description The caller's rules in their order (`position`, then id). With `synced_since`, rules changed since then, deleted ones included as tombstones (`deleted_at` set).
+         */
+        get: operations["listRules"];
+        put?: never;
+        /**
+         * Create a rule
+         * @description Creates a rule. A create that repeats a `client_id` the caller already used for a rule is a replay: 200 with the existing rule, nothing changed. A regex that does not compile is 422 on its `value`; a reference to a record that is not the caller's live one is 404 keyed by the field (`actions.0.category_ids`).
+         */
+        post: operations["createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a rule
+         * @description One of the caller's live rules; deleted rules and other users' rules are 404.
+         */
+        get: operations["getRule"];
+        /**
+         * Update a rule
+         * @description Changes a rule's name, order, switches, conditions or actions (each list replaced whole), or attaches a client id to a rule that has none. Transactions already filed stay as they are.
+         */
+        put: operations["updateRule"];
+        post?: never;
+        /**
+         * Delete a rule
+         * @description Soft-deletes the rule (a tombstone in `synced_since` feeds); it no longer runs. Transactions it filed keep what it set.
+         */
+        delete: operations["deleteRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Dry run of a rule on existing transactions
+         * @description Reads the caller's live incomes and expenses and says which ones the rule (as stored, enabled or not) matches and what "apply to existing" would change on them: counts, and the first `limit` changes. Nothing is written.
+         */
+        get: operations["previewRule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Progress of the latest "apply to existing"
+         * @description The rule's latest run of "apply to existing"; 404 when it never ran.
+         */
+        get: operations["getRuleApplication"];
+        put?: never;
+        /**
+         * Apply a rule to existing transactions
+         * @description Starts a background run of the rule (as stored) over the caller's existing incomes and expenses: 202 with the run; poll `GET /v1/rules/{id}/apply` for its progress. A second request while one runs for this rule is 409.
+         */
+        post: operations["applyRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -5221,6 +5326,146 @@ export interface components {
         };
         McpTokenWithSecretResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["McpTokenWithSecret"];
+        };
+        /** @description One test of an incoming transaction. Which value fields it uses depends on `field`: `description`, `party` (the linked party's name) and `counterparty` (the statement's own text for the other side, imports only) take `operator` `is`, `contains`, `starts_with` or `regex` with `value`, or `one_of` with `values`; text is compared without case, accents or umlaut spellings (`Überweisung` = `UEBERWEISUNG`), and a `regex` runs on a linear-time engine (RE2 syntax: no back-references or look-arounds; 422 on `value` when it does not compile). `amount` takes `eq`, `above`, `below` (`amount`) or `between` (`amount` and `amount_to`, inclusive), on the absolute amount. `type` takes `value` (`income` or `expense`); `wallet` takes `wallet_ids`; `currency` takes `values` (or `value`); `date` takes `date_from` and/or `date_to` (inclusive); `weekday` takes `weekdays` (1 Monday to 7 Sunday). */
+        RuleCondition: {
+            /** @enum {string} */
+            field: "description" | "party" | "counterparty" | "amount" | "type" | "wallet" | "currency" | "date" | "weekday";
+            /** @enum {string} */
+            operator?: "is" | "contains" | "starts_with" | "one_of" | "regex" | "eq" | "between" | "above" | "below";
+            value?: string;
+            values?: string[];
+            amount?: components["schemas"]["Money"];
+            amount_to?: components["schemas"]["Money"];
+            wallet_ids?: number[];
+            /** Format: date */
+            date_from?: string;
+            /** Format: date */
+            date_to?: string;
+            weekdays?: number[];
+        };
+        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; checked and kept, but no import books the line as a transfer yet), `skip` (on import, the line is not imported: it fails with a reason naming the rule). A field a transaction's write states itself (categories, party, group) wins over a rule. */
+        RuleAction: {
+            /** @enum {string} */
+            type: "set_categories" | "set_party" | "set_description" | "set_group" | "add_note" | "transfer_to_wallet" | "skip";
+            category_ids?: number[];
+            party_id?: number;
+            party_name?: string;
+            create_party?: boolean;
+            description?: string;
+            group_id?: number;
+            note?: string;
+            wallet_id?: number;
+        };
+        /** @description A rule that files the caller's incoming transactions: when its conditions hold (`all` of them, or `any`), its actions fill in the transaction. Rules run once per created transaction (API, sync, CSV and statement imports, recurring occurrences, the assistant), in `position` order, and test the incoming fields only, never another rule's output, so no rule can trigger itself. The first matching rule that sets a field decides it; `stop_after` ends the evaluation when this rule matched. A later edit of a transaction runs no rule: the user wins. */
+        Rule: components["schemas"]["SyncFields"] & {
+            /** @example Groceries at REWE */
+            name: string;
+            /** @description The rule's place in the order (lower first; ties by id). */
+            position: number;
+            enabled: boolean;
+            stop_after: boolean;
+            /** @enum {string} */
+            match: "all" | "any";
+            conditions: components["schemas"]["RuleCondition"][];
+            actions: components["schemas"]["RuleAction"][];
+        };
+        RulePage: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["PageMeta"] & {
+                data: components["schemas"]["Rule"][];
+            };
+        };
+        /** @description A new rule. References (`category_ids`, `wallet_ids`, `wallet_id`, `group_id`, `party_id`) must name the caller's live records: 404 keyed by the field otherwise. Without `position` the rule goes last. A user keeps at most 1,000 live rules (409 beyond). */
+        RuleCreate: {
+            client_id?: components["schemas"]["ClientId"];
+            name: string;
+            position?: number;
+            /** @description Default true. */
+            enabled?: boolean;
+            /** @description Default false. */
+            stop_after?: boolean;
+            /**
+             * @description Default all.
+             * @enum {string}
+             */
+            match?: "all" | "any";
+            conditions: components["schemas"]["RuleCondition"][];
+            actions: components["schemas"]["RuleAction"][];
+            created_at?: components["schemas"]["ClientCreatedAt"];
+        };
+        RuleResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["Rule"];
+        };
+        /** @description Changes to a rule; only the fields given change (`conditions` and `actions` are replaced whole). A body with only `client_id` adopts a rule that has none yet. */
+        RuleUpdate: {
+            client_id?: components["schemas"]["ClientId"];
+            name?: string;
+            position?: number;
+            enabled?: boolean;
+            stop_after?: boolean;
+            /** @enum {string} */
+            match?: "all" | "any";
+            conditions?: components["schemas"]["RuleCondition"][];
+            actions?: components["schemas"]["RuleAction"][];
+            updated_at?: components["schemas"]["ClientUpdatedAt"];
+        };
+        /** @description One field before and after the rule. */
+        RuleFieldChange: {
+            /** @description The value now (a text, an id, a list of ids, or null). */
+            from: (string | null) | number | number[];
+            /** @description The value the rule gives it. */
+            to: (string | null) | number | number[];
+        };
+        RulePreviewChange: {
+            transaction_id: number;
+            /** Format: date */
+            datetime: string;
+            amount: components["schemas"]["Money"];
+            /** @enum {string} */
+            type: "income" | "expense";
+            description: string | null;
+            /** @description The fields the rule would change (only those): `description`, `category_ids`, `party_id`, `party_name` (a party the rule would create), `group_id`, each `{from, to}`; `metadata` when the rule's name or notes would be added. */
+            changes: {
+                description?: components["schemas"]["RuleFieldChange"];
+                category_ids?: components["schemas"]["RuleFieldChange"];
+                party_id?: components["schemas"]["RuleFieldChange"];
+                party_name?: components["schemas"]["RuleFieldChange"];
+                group_id?: components["schemas"]["RuleFieldChange"];
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        RulePreview: {
+            rule_id: number;
+            /** @description The caller's live incomes and expenses read (transfer legs are never filed by rules). */
+            scanned: number;
+            /** @description How many of them the rule's conditions match. */
+            matched: number;
+            /** @description How many of those "apply to existing" would change. */
+            changed: number;
+            /** @description The first `limit` transactions that would change, oldest id first. */
+            data: components["schemas"]["RulePreviewChange"][];
+        };
+        RulePreviewResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["RulePreview"];
+        };
+        /** @description A run of "apply to existing": the caller's transactions are worked through in the background, oldest id first, each change written as an edit (announced as `transaction.updated`, carried by the `synced_since` feeds). `processed` counts the transactions read so far out of `total`; `changed` those the rule changed. Applying twice changes nothing the second time. */
+        RuleApplication: {
+            id: number;
+            rule_id: number;
+            /** @enum {string} */
+            state: "running" | "done";
+            processed: number;
+            changed: number;
+            total: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RuleApplicationResult: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["RuleApplication"];
         };
         /**
          * @description What happened. `transaction.*`: an income or expense (transfer legs are announced by `transfer.*`); `budget.threshold_crossed`: a write moved a budget past its `threshold_percent` (once per window); `budget.period_closed`: a window was closed (close-period or the scheduled close); `reminder.fired`: a reminder came due; `import.confirmed`: a confirm of an import session finished and created transactions (the session with its counts); `import.completed`: every row of a CSV upload (POST /v1/import) was handled (the import as GET /v1/imports lists it).
@@ -10003,6 +10248,262 @@ export interface operations {
             200: components["responses"]["Deleted"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRules: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
+                limit?: components["parameters"]["Limit"];
+                /** @description 1-based page number. A page past the end returns no items. */
+                page?: components["parameters"]["Page"];
+                /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
+                synced_since?: components["parameters"]["SyncedSince"];
+                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                cursor?: components["parameters"]["SyncCursor"];
+                /** @description When true, only rows created without a client id. */
+                no_client_id?: components["parameters"]["NoClientId"];
+            };
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rules. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulePage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleCreate"];
+            };
+        };
+        responses: {
+            /** @description Replay of a known `client_id`; the existing rule, unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleResult"];
+                };
+            };
+            /** @description Rule created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer to the same request (several, comma-separated, or `*`; weak comparison). While nothing it covers has changed, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleResult"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description Rule updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deleted"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    previewRule: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 20 by default. A value above 100 is served as 100 (the page's `per_page` says so), not refused; below 1 or not an integer is 422. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the rule would change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulePreviewResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRuleApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleApplicationResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    applyRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, started. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleApplicationResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };

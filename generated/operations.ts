@@ -143,6 +143,14 @@ export type OperationId =
   | 'resumeReminder'
   | 'snoozeReminder'
   | 'updateReminder'
+  | 'applyRule'
+  | 'createRule'
+  | 'deleteRule'
+  | 'getRule'
+  | 'getRuleApplication'
+  | 'listRules'
+  | 'previewRule'
+  | 'updateRule'
   | 'getStatistics'
   | 'createTransaction'
   | 'deleteTransaction'
@@ -319,6 +327,14 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'resumeReminder',method: 'POST',path: '/v1/reminders/{id}/resume',route: '/api/v1/reminders/:id/resume',tag: 'Reminders',public: false,bodyTypes: []},
   {operationId: 'snoozeReminder',method: 'POST',path: '/v1/reminders/{id}/snooze',route: '/api/v1/reminders/:id/snooze',tag: 'Reminders',public: false,bodyTypes: ['application/json']},
   {operationId: 'updateReminder',method: 'PUT',path: '/v1/reminders/{id}',route: '/api/v1/reminders/:id',tag: 'Reminders',public: false,bodyTypes: ['application/json']},
+  {operationId: 'applyRule',method: 'POST',path: '/v1/rules/{id}/apply',route: '/api/v1/rules/:id/apply',tag: 'Rules',public: false,bodyTypes: []},
+  {operationId: 'createRule',method: 'POST',path: '/v1/rules',route: '/api/v1/rules',tag: 'Rules',public: false,bodyTypes: ['application/json']},
+  {operationId: 'deleteRule',method: 'DELETE',path: '/v1/rules/{id}',route: '/api/v1/rules/:id',tag: 'Rules',public: false,bodyTypes: []},
+  {operationId: 'getRule',method: 'GET',path: '/v1/rules/{id}',route: '/api/v1/rules/:id',tag: 'Rules',public: false,bodyTypes: [],conditional: []},
+  {operationId: 'getRuleApplication',method: 'GET',path: '/v1/rules/{id}/apply',route: '/api/v1/rules/:id/apply',tag: 'Rules',public: false,bodyTypes: []},
+  {operationId: 'listRules',method: 'GET',path: '/v1/rules',route: '/api/v1/rules',tag: 'Rules',public: false,bodyTypes: [],conditional: []},
+  {operationId: 'previewRule',method: 'GET',path: '/v1/rules/{id}/preview',route: '/api/v1/rules/:id/preview',tag: 'Rules',public: false,bodyTypes: []},
+  {operationId: 'updateRule',method: 'PUT',path: '/v1/rules/{id}',route: '/api/v1/rules/:id',tag: 'Rules',public: false,bodyTypes: ['application/json']},
   {operationId: 'getStatistics',method: 'GET',path: '/v1/stats',route: '/api/v1/stats',tag: 'Statistics',public: false,bodyTypes: [],conditional: ['today','exchange-rates']},
   {operationId: 'createTransaction',method: 'POST',path: '/v1/transactions',route: '/api/v1/transactions',tag: 'Transactions',public: false,bodyTypes: ['application/json','multipart/form-data']},
   {operationId: 'deleteTransaction',method: 'DELETE',path: '/v1/transactions/{id}',route: '/api/v1/transactions/:id',tag: 'Transactions',public: false,bodyTypes: []},
@@ -370,6 +386,14 @@ export const additions: readonly OperationId[] = [
   'getPushServer',
   'listPushSubscriptions',
   'registerPushSubscription',
+  'applyRule',
+  'createRule',
+  'deleteRule',
+  'getRule',
+  'getRuleApplication',
+  'listRules',
+  'previewRule',
+  'updateRule',
   'createTransferAlias',
   'createWebhookEndpoint',
   'deleteWebhookEndpoint',

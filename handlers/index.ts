@@ -27,6 +27,7 @@ import { pushHandlers } from './push.js';
 import { bankConnectionHandlers } from './bank-connections.js';
 import { refundHandlers } from './refunds.js';
 import { reminderHandlers } from './reminders.js';
+import { ruleHandlers } from './rules.js';
 import { statisticsHandlers } from './statistics.js';
 import { transactionHandlers } from './transactions.js';
 import { transferHandlers } from './transfers.js';
@@ -44,6 +45,7 @@ export const allHandlers: Partial<Handlers> = {
   ...groupHandlers,
   ...partyHandlers,
   ...categoryHandlers,
+  ...ruleHandlers,
   ...configurationHandlers,
   ...transactionHandlers,
   ...fileHandlers,

@@ -32,6 +32,7 @@ import {
   touchTransaction,
   updateTransactionEntry,
 } from './shared/transaction-writes.js';
+import { applyRulesToEntry } from './shared/transaction-rules.js';
 import { toTransactions, type TransactionView } from './views/transaction.js';
 
 // The flow works on rows; `present` turns them into views with their nested records.
@@ -105,7 +106,7 @@ export const transactionHandlers = {
       withStoredUploads(services.storage, uploads, (attach) =>
         transactions.create(ctx, async (trx, { user_id, updated_at: now, ...sync }) => {
           await checkEntryReferences(trx, user.id, entry);
-          const id = await createTransactionEntry(trx, user_id, entry, now, sync);
+          const id = await createTransactionEntry(trx, user_id, await applyRulesToEntry(trx, user.id, entry, now), now, sync);
           await attach(trx, user.id, id, now);
           await alert(trx, user.id, id);
           return id;

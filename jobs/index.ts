@@ -1,6 +1,7 @@
 // Every background job the service runs (see server/jobs.ts).
 import type { JobDefinition } from '../server/jobs.js';
 import { analyzeImportJob } from './analyze-import.js';
+import { applyRuleJob } from './apply-rule.js';
 import { answerChatMessageJob } from './answer-chat-message.js';
 import { closeBudgetPeriodsJob } from './close-budget-periods.js';
 import { confirmImportJob } from './confirm-import.js';
@@ -16,4 +17,4 @@ import { deliverWebhooksJob } from './deliver-webhooks.js';
 import { deliverPushJob } from './deliver-push.js';
 import { syncBankConnectionsJob } from './sync-bank-connections.js';
 
-export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob, deliverPushJob, syncBankConnectionsJob];
+export const jobs: JobDefinition<any>[] = [recurringTransactionsJob, deliverEmailsJob, fireRemindersJob, inactivityNudgesJob, insightsSummaryJob, closeBudgetPeriodsJob, pruneExpiredJob, answerChatMessageJob, analyzeImportJob, processCsvImportJob, confirmImportJob, maintainEmbeddedTablesJob, deliverWebhooksJob, deliverPushJob, syncBankConnectionsJob, applyRuleJob];

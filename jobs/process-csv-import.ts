@@ -27,6 +27,7 @@ import { recordWebhookEvent } from '../db/webhook-outbox.js';
 import { CsvReadError } from '../domain/import-rows.js';
 import { openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../domain/statements/csv-stream.js';
 import { importEntries } from '../handlers/shared/import-batch.js';
+import { loadUserRules } from '../handlers/shared/transaction-rules.js';
 import { importEntry, importTimeZone, importTransfer, rejectionReason, UNEXPECTED_FAILURE, type ImportWriteContext } from '../handlers/shared/import-entries.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
 import { removeStoredFiles } from '../server/stored-files.js';
@@ -63,7 +64,8 @@ export async function processImport(ctx: JobContext, importId: number): Promise<
   if (!head || head.status === 'completed' || head.status === 'failed') return;
 
   const upload = await importUpload(db, head.file_id);
-  const writeCtx = { userId: head.user_id, now: services.now(), timeZone: await importTimeZone(db, head.user_id) };
+  // the rules are read once for the whole file: a rule changed while it imports applies to the next one
+  const writeCtx = { userId: head.user_id, now: services.now(), timeZone: await importTimeZone(db, head.user_id), rules: await loadUserRules(db, head.user_id) };
   try {
     const file = openCsvFile(await readUpload(ctx, upload?.path));
     const layout = await surveyCsvFile(file);

@@ -11,6 +11,7 @@ import { withBudgetAlerts, type AlertBudgets } from '../db/budget-alerts.js';
 import { warmBudgetRates } from '../db/budget-spending.js';
 import type { Database } from '../db/schema.js';
 import { nextOccurrence } from '../domain/recurrence.js';
+import { applyRulesToEntry, loadUserRules } from '../handlers/shared/transaction-rules.js';
 import { createTransactionEntry } from '../handlers/shared/transaction-writes.js';
 import type { JobDefinition } from '../server/jobs.js';
 import type { AppServices } from '../server/services.js';
@@ -94,8 +95,9 @@ async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date, 
     let at = rule.next_scheduled_at;
     let made = 0;
     let lastMade: number | undefined;
+    const userRules = await loadUserRules(trx, rule.user_id);
     while (at <= now && (!endsAt || at <= endsAt) && made < CATCH_UP_LIMIT) {
-      lastMade = await createTransactionEntry(
+      const occurrence = await applyRulesToEntry(
         trx,
         rule.user_id,
         {
@@ -111,7 +113,10 @@ async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date, 
           occurrenceOf: { parentId: template.id, at },
         },
         now,
+        {},
+        userRules,
       );
+      lastMade = await createTransactionEntry(trx, rule.user_id, occurrence, now);
       made++;
       at = nextOccurrence(schedule, at);
     }

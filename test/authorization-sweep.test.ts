@@ -72,6 +72,7 @@ const webhookDelivery = await api.db.selectFrom('webhook_deliveries').select('id
 const pushSubscription = await post('/api/v1/push/subscriptions', { kind: 'fcm', token: 'device-of-a:APA91b' });
 const mcpToken = await post('/api/v1/ai/mcp/tokens', { name: 'Mine' });
 const chat = await api.db.insertInto('chat_sessions').values({ user_id: A, title: 'Mine' }).returning('id').executeTakeFirstOrThrow();
+const rule = await post('/api/v1/rules', { name: 'Mine', conditions: [{ field: 'description', operator: 'contains', value: 'mine' }], actions: [{ type: 'set_categories', category_ids: [category.id] }] });
 
 // Rows the API has no public way to make for a test, written as the service would.
 const fileRow = await api.db
@@ -142,6 +143,7 @@ const idsByResource: Record<string, number | string> = {
   push: pushSubscription.id,
   'bank-connections': bankConnection.id,
   'bank-accounts': bankAccount.id,
+  rules: rule.id,
 };
 const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id, delivery: webhookDelivery.id, tokenId: mcpToken.id };
 
@@ -265,6 +267,7 @@ const ownFailed = await api.db
   .values({ user_id: B, file_import_id: ownImport.id, row_number: 2, amount: '1', type: 'expense', date: '2026-01-05', reason: 'Wallet not found' })
   .returning('id')
   .executeTakeFirstOrThrow();
+const ownRule = await ownPost('/api/v1/rules', { name: 'Theirs', conditions: [{ field: 'description', operator: 'contains', value: 'theirs' }], actions: [{ type: 'skip' }] });
 const ownChat = await api.db.insertInto('chat_sessions').values({ user_id: B, title: 'Theirs' }).returning('id').executeTakeFirstOrThrow();
 const ownMessage = await api.db
   .insertInto('chat_messages')
@@ -328,6 +331,14 @@ function baseRequest(op: { operationId: string; method: string; path: string }, 
     case 'fixFailedImports':
       // A transfer row, so that `pair_id` is read.
       return { method: 'PUT', url: url({ id: ownImport.id }), query: {}, body: [{ id: ownFailed.id, amount: 1, type: 'transfer', date: '2026-01-05', wallet: 'Theirs', to_wallet: 'Theirs 2' }] };
+    case 'createRule':
+    case 'updateRule':
+      return {
+        method: op.method,
+        url: url({ id: ownRule.id }),
+        query: {},
+        body: { name: 'Swept', conditions: [{ field: 'description', operator: 'contains', value: 'swept' }], actions: [{ type: 'skip' }] },
+      };
     case 'confirmImport':
       return { method: 'POST', url: url({}), query: {}, body: { session_id: ownSession.id, accepted: [{ index: 0 }] } };
     case 'confirmAgentAction':
@@ -355,10 +366,18 @@ function withReference(request: SweepRequest, reference: ReferenceField, value: 
   if (reference.field === 'targets[].id') (out.body as any).targets = [{ type: targetType, id: value }];
   else if (reference.field === 'owner.id') (out.body as any).owner = { type: 'user', id: value };
   else if (reference.field.startsWith('[].')) (out.body as any[])[0][reference.field.slice(3)] = value;
+  else if (reference.field.startsWith('conditions[].')) (out.body as any).conditions = [{ field: 'wallet', wallet_ids: [value] }];
+  else if (reference.field.startsWith('actions[].')) (out.body as any).actions = [ruleActionNaming(reference.field.slice('actions[].'.length), value)];
   else if (reference.field.startsWith('accepted[].')) (out.body as any).accepted = [{ index: 0, [segments[1]!]: value }];
   else if (segments.length === 2) ((out.body as any)[segments[0]!] ??= {})[segments[1]!] = list ? [value] : value;
   else (out.body as any)[reference.field] = list || /_ids$/.test(reference.field) ? [value] : value;
   return out;
+}
+
+/** A rule action that names `value` in `field`. */
+function ruleActionNaming(field: string, value: number | string) {
+  const type = { category_ids: 'set_categories', party_id: 'set_party', group_id: 'set_group', wallet_id: 'transfer_to_wallet' }[field];
+  return { type, [field]: field.endsWith('_ids') ? [value] : value };
 }
 
 async function sendAsIntruder(request: SweepRequest) {

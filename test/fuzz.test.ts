@@ -154,6 +154,7 @@ async function fixtures(app: TestApp) {
     .values({ user_id: userId, connection_id: bankConnections[0].id, external_id: 'ACC', name: 'Checking', currency: 'EUR', balance: '10', balance_date: new Date() })
     .returning('id')
     .executeTakeFirstOrThrow();
+  const rule = await post('/api/v1/rules', { name: 'Food', conditions: [{ field: 'description', operator: 'contains', value: 'grocer' }], actions: [{ type: 'set_categories', category_ids: [category.id] }] });
   const victims = [(await app.newUser()).user.id, (await app.newUser()).user.id];
   const pools: Record<string, Array<number | string>> = {
     wallet: wallets.map((w) => w.id),
@@ -181,6 +182,7 @@ async function fixtures(app: TestApp) {
     'mcp-token': [mcpTokens[0]!],
     'bank-connection': [bankConnections[0].id],
     'bank-account': [bankAccount.id],
+    rule: [rule.id],
   };
   const tuples: Record<string, Array<Record<string, number | string>>> = {
     '/v1/transactions/{id}/files/{file_id}': [{ id: expense.id, file_id: fileId }],

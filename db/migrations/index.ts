@@ -40,6 +40,7 @@ import * as m035 from './035_file_blobs.js';
 import * as m036 from './036_push_subscriptions.js';
 import * as m039 from './039_mcp_tokens.js';
 import * as m042 from './042_bank_connections.js';
+import * as m040 from './040_rules.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -77,4 +78,5 @@ export const migrations: Record<string, Migration> = {
   '036_push_subscriptions': m036,
   '039_mcp_tokens': m039,
   '042_bank_connections': m042,
+  '040_rules': m040,
 };

@@ -24,6 +24,7 @@ import { toTransfer } from '../views/transfer.js';
 import { moveBalances } from './ledger.js';
 import { requireOwned } from './records.js';
 import { checkEntryReferences, createTransactionEntry, type TransactionEntry } from './transaction-writes.js';
+import { applyRulesToEntry } from './transaction-rules.js';
 
 export interface ExecutionCtx {
   user: { id: number };
@@ -130,7 +131,7 @@ async function createTransactionFrom(trx: Transaction<Database>, ctx: ExecutionC
   const userId = ctx.user.id;
   const entry = transactionEntryOf(payload, now);
   await checkEntryReferences(trx, userId, entry);
-  const id = await createTransactionEntry(trx, userId, entry, now, { client_generated_id: action.idempotency_key });
+  const id = await createTransactionEntry(trx, userId, await applyRulesToEntry(trx, userId, entry, now), now, { client_generated_id: action.idempotency_key });
   await ctx.alert(trx, userId, id);
   const row = await selectTransactions(trx, userId).where('transactions.id', '=', id).executeTakeFirstOrThrow();
   const [view] = await present({ db: trx, user: ctx.user, services: ctx.services }, [row]);

@@ -14,6 +14,7 @@ import { balanceEffect, overdraftRefused } from '../../domain/ledger.js';
 import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
 import { checkedAmount, entryWallet, importDayStart, rejectionReason, type ImportedEntry, type ImportWriteContext } from './import-entries.js';
 import { BALANCE_TOO_LARGE, moveBalances, overdraftMessage, type Effect } from './ledger.js';
+import { applyRulesToMany, loadUserRules, skippedByRule, type RuledFields } from './transaction-rules.js';
 
 /** Rows per INSERT statement. */
 const INSERT_ROWS = 2000;
@@ -25,6 +26,8 @@ interface Accepted {
   amount: string;
   walletId: number;
   datetime: Date;
+  /** What the user's rules made of it. */
+  ruled?: RuledFields;
 }
 
 /**
@@ -63,35 +66,67 @@ export async function importEntries(
     }
   }
 
-  const accepted = await withinBalances(trx, checked, ctx, reasons);
+  // the user's rules, before any balance moves: a line a rule skips is not written
+  const ruled = await applyRulesToMany(
+    trx,
+    ctx.userId,
+    ctx.rules ?? (await loadUserRules(trx, ctx.userId)),
+    checked.map(({ entry, amount, walletId, datetime }) => ({
+      type: entry.type,
+      amount,
+      walletId,
+      datetime,
+      date: entry.date,
+      description: entry.description,
+      partyId: entry.partyId ?? null,
+      partyName: entry.party,
+      counterparty: entry.counterparty ?? entry.party,
+      currency: entry.currency,
+      categoryIds: [],
+      groupId: null,
+    })),
+    ctx.now,
+  );
+  const kept = checked.filter((row, i) => {
+    row.ruled = ruled[i];
+    if (ruled[i].skippedBy !== null) reasons[row.at] = skippedByRule(ruled[i]);
+    return ruled[i].skippedBy === null;
+  });
+
+  const accepted = await withinBalances(trx, kept, ctx, reasons);
   if (accepted.length === 0) return reasons;
   await moveBalances(trx, ctx.userId, { apply: accepted.map((row): Effect => ({ walletId: row.walletId, type: row.entry.type, amount: row.amount })), allowOverdraft: true }, ctx.now);
 
   // an entry whose party or category is already resolved (an import session's match) names it by id
   const parties = await findOrCreateParties(trx, ctx.userId, accepted.flatMap((row) => (row.entry.partyId === undefined && row.entry.party ? [row.entry.party] : [])), ctx.now);
-  const partyOf = (entry: ImportedEntry) => (entry.partyId !== undefined ? entry.partyId : entry.party ? parties.get(entry.party)! : null);
+  const statedPartyOf = (entry: ImportedEntry) => (entry.partyId !== undefined ? entry.partyId : entry.party ? parties.get(entry.party)! : null);
+  const partyOf = (row: Accepted) => statedPartyOf(row.entry) ?? row.ruled?.partyId ?? null;
   const categories = new Map<string, number>();
   for (const { entry } of accepted) {
     if (entry.categoryId === undefined && entry.category && !categories.has(entry.category)) categories.set(entry.category, await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now));
   }
-  const categoryOf = (entry: ImportedEntry) => (entry.categoryId !== undefined ? entry.categoryId : entry.category ? categories.get(entry.category)! : null);
+  const statedCategoryOf = (entry: ImportedEntry) => (entry.categoryId !== undefined ? entry.categoryId : entry.category ? categories.get(entry.category)! : null);
+  // a category the row states wins over the rules; the analysis' guess does not
+  const categoriesOf = (row: Accepted): number[] => {
+    const stated = statedCategoryOf(row.entry);
+    const fromRules = row.ruled?.ruleCategoryIds ?? [];
+    if (fromRules.length > 0 && (stated === null || row.entry.categoryGuessed)) return fromRules;
+    return stated === null ? [] : [stated];
+  };
 
   const ids: number[] = [];
   for (let start = 0; start < accepted.length; start += INSERT_ROWS) ids.push(...(await insertTransactions(trx, accepted.slice(start, start + INSERT_ROWS), ctx, partyOf)));
   accepted.forEach((row, i) => onCreated?.(row.at, ids[i]));
   // announced one by one, as a transaction made alone is (the import's own event follows at its end)
   await recordWebhookEvents(trx, ctx.userId, 'transaction.created', ids, ctx.now);
-  const links = accepted.flatMap((row, i) => {
-    const categoryId = categoryOf(row.entry);
-    return categoryId === null ? [] : [{ transaction_id: ids[i], category_id: categoryId, user_id: ctx.userId }];
-  });
+  const links = accepted.flatMap((row, i) => categoriesOf(row).map((categoryId) => ({ transaction_id: ids[i], category_id: categoryId, user_id: ctx.userId })));
   for (let start = 0; start < links.length; start += INSERT_ROWS) await trx.insertInto('transaction_categories').values(links.slice(start, start + INSERT_ROWS)).execute();
 
   // a budget's alert depends on its totals, not on which expense moved them: one expense per
   // wallet and category stands for the batch's, and each budget they move is judged once
   const representatives = new Map<string, number>();
   accepted.forEach((row, i) => {
-    if (row.entry.type === 'expense') representatives.set(`${row.walletId}:${categoryOf(row.entry) ?? ''}`, ids[i]);
+    if (row.entry.type === 'expense') representatives.set(`${row.walletId}:${categoriesOf(row).join(',')}`, ids[i]);
   });
   if (representatives.size > 0) await ctx.alert?.(trx, ctx.userId, [...representatives.values()]);
   return reasons;
@@ -103,13 +138,14 @@ export async function importEntries(
  * PostgreSQL parses and binds 2,000 rows of them several times slower, and so does the query
  * compiler here).
  */
-async function insertTransactions(trx: Transaction<Database>, rows: Accepted[], ctx: ImportWriteContext, partyOf: (entry: ImportedEntry) => number | null): Promise<number[]> {
+async function insertTransactions(trx: Transaction<Database>, rows: Accepted[], ctx: ImportWriteContext, partyOf: (row: Accepted) => number | null): Promise<number[]> {
   const made = await sql<{ id: number }>`
-    insert into transactions (user_id, type, amount, wallet_id, datetime, intent, description, party_id, updated_at, last_synced_at)
-    select ${ctx.userId}, r.type, r.amount, r.wallet_id, r.datetime, 'regular', r.description, r.party_id, ${ctx.now}, ${ctx.now}
+    insert into transactions (user_id, type, amount, wallet_id, datetime, intent, description, party_id, group_id, metadata, updated_at, last_synced_at)
+    select ${ctx.userId}, r.type, r.amount, r.wallet_id, r.datetime, 'regular', r.description, r.party_id, r.group_id, r.metadata, ${ctx.now}, ${ctx.now}
       from unnest(${rows.map((row) => row.entry.type)}::text[], ${rows.map((row) => row.amount)}::numeric[], ${rows.map((row) => row.walletId)}::bigint[],
-                  ${rows.map((row) => row.datetime)}::timestamptz[], ${rows.map((row) => row.entry.description)}::text[], ${rows.map((row) => partyOf(row.entry))}::bigint[])
-           with ordinality as r(type, amount, wallet_id, datetime, description, party_id, at)
+                  ${rows.map((row) => row.datetime)}::timestamptz[], ${rows.map((row) => row.ruled?.description ?? row.entry.description)}::text[], ${rows.map(partyOf)}::bigint[],
+                  ${rows.map((row) => row.ruled?.groupId ?? null)}::bigint[], ${rows.map((row) => (row.ruled?.metadata ? JSON.stringify(row.ruled.metadata) : null))}::jsonb[])
+           with ordinality as r(type, amount, wallet_id, datetime, description, party_id, group_id, metadata, at)
      order by r.at
     returning id`.execute(trx);
   // RETURNING gives the rows in the order they were inserted: the ordinality's

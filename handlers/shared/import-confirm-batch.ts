@@ -117,6 +117,8 @@ async function entryOf(suggestion: ImportSuggestionRow, ctx: ConfirmContext, res
     categoryId: categoryId ?? (request.auto_create_categories && suggestion.category ? undefined : null),
     description: suggestion.description,
     bookedElsewhere: STATEMENT_SOURCES.includes(suggestion.document_type ?? ''),
+    counterparty: suggestion.party,
+    categoryGuessed: true,
   };
 }
 

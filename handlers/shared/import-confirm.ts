@@ -20,6 +20,7 @@ import { targetCurrency } from '../../db/settings.js';
 import { csvReadingOf, statementBalancesOf, type StatementBalance } from '../views/import-session.js';
 import { importDayStart, rejectionReason } from './import-entries.js';
 import { createTransactionEntry } from './transaction-writes.js';
+import { applyRulesToEntry, skippedByRule } from './transaction-rules.js';
 
 export type ConfirmRequest = components['schemas']['ImportConfirmRequest'];
 export type ConfirmItem = components['schemas']['ImportConfirmItem'];
@@ -159,12 +160,17 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
   // a bank statement's row was booked by the bank: refusing it below zero would lose it (an
   // amount the user typed over is theirs, and keeps the guard)
   const bookedElsewhere = STATEMENT_SOURCES.includes(suggestion.document_type ?? '') && item.amount == null;
-  const transactionId = await createTransactionEntry(
+  // the user's choices in the review win over rules; the analysis' category guess does not
+  const ruled = await applyRulesToEntry(
     trx,
     userId,
-    { type, amount, walletId, datetime, description, partyId, categoryIds: categoryId === null ? [] : [categoryId], bookedElsewhere },
+    { type, amount, walletId, datetime, description, partyId, categoryIds: item.category_id != null ? [item.category_id] : [], bookedElsewhere },
     now,
+    { counterparty: suggestion.party, currency: suggestion.currency },
   );
+  if (ruled.ruled.skippedBy !== null) throw new ItemFailure(skippedByRule(ruled.ruled));
+  const categoryIds = ruled.ruled.ruleCategoryIds.length > 0 && item.category_id == null ? ruled.ruled.ruleCategoryIds : categoryId === null ? [] : [categoryId];
+  const transactionId = await createTransactionEntry(trx, userId, { ...ruled, description: item.description ?? ruled.description, categoryIds }, now);
   await ctx.alert(trx, userId, transactionId);
   const fee = item.fee != null ? moneyFromInput(item.fee) : suggestion.fee;
   let feeTransactionId: number | null = null;
@@ -180,7 +186,7 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
     await ctx.alert(trx, userId, feeTransactionId);
   }
   await markSuggestionImported(trx, suggestion.id, { transactionId, feeTransactionId }, now);
-  return { index: item.index, status: 'created', transaction_id: transactionId, fee_transaction_id: feeTransactionId, wallet_id: walletId, party_id: partyId, category_id: categoryId, error: null };
+  return { index: item.index, status: 'created', transaction_id: transactionId, fee_transaction_id: feeTransactionId, wallet_id: walletId, party_id: ruled.partyId ?? null, category_id: categoryIds[0] ?? null, error: null };
 }
 
 /** The given wallet (checked by the request), the matched one if still live, or one found or made by name and currency. */

@@ -21,6 +21,7 @@ import { HttpError } from '../../server/errors.js';
 import { effectsOf, planTransfer } from '../transfers.js';
 import { moveBalances } from './ledger.js';
 import { createTransactionEntry } from './transaction-writes.js';
+import { applyRulesToEntry, skippedByRule, type UserRules } from './transaction-rules.js';
 
 /** A row that cannot be imported; the message is the reason the user reads. */
 export class RowRejected extends Error {}
@@ -58,6 +59,10 @@ export interface ImportedEntry {
   categoryId?: number | null;
   /** A statement row of an import session: booked even below zero, like `bankRow`. */
   bookedElsewhere?: boolean;
+  /** The statement's own text for the other side (rules test it), when not `party`. */
+  counterparty?: string | null;
+  /** `categoryId` is the analysis' guess from history, not the user's choice: a rule's category wins over it. */
+  categoryGuessed?: boolean;
 }
 
 export interface ImportedTransfer {
@@ -82,6 +87,8 @@ export interface ImportWriteContext {
   timeZone: string;
   /** Budget alerts for the expenses written (jobs and handlers run withBudgetAlerts). */
   alert?: AlertBudgets;
+  /** The user's rules, loaded once for the import's batch (else per row). */
+  rules?: UserRules;
 }
 
 /** The time zone imported dates are read in: the user's configured one, else UTC. */
@@ -128,12 +135,16 @@ export async function importEntry(trx: Transaction<Database>, entry: ImportedEnt
   const wallet = await entryWallet(trx, ctx, entry);
   const partyId = entry.party ? await findOrCreateParty(trx, ctx.userId, entry.party, ctx.now) : null;
   const categoryIds = entry.category ? [await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now)] : [];
-  const id = await createTransactionEntry(
+  const ruled = await applyRulesToEntry(
     trx,
     ctx.userId,
     { type: entry.type, amount, walletId: wallet.id, datetime: importDayStart(entry.date, ctx.timeZone), description: entry.description, partyId, categoryIds, bookedElsewhere: entry.bankRow !== undefined },
     ctx.now,
+    { counterparty: entry.counterparty ?? entry.party, currency: wallet.currency },
+    ctx.rules,
   );
+  if (ruled.ruled.skippedBy !== null) throw new RowRejected(skippedByRule(ruled.ruled));
+  const id = await createTransactionEntry(trx, ctx.userId, ruled, ctx.now);
   if (entry.type === 'expense') await ctx.alert?.(trx, ctx.userId, id);
   return id;
 }

@@ -10,7 +10,7 @@
 // `checkEntryReferences` first; a job copying a transaction reuses references that were
 // checked when it was made) nor refuse transfer legs (transfers write their legs through here).
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, TransactionIntent } from '../../db/schema.js';
+import type { Database, JsonObject, TransactionIntent } from '../../db/schema.js';
 import { missingLiveIds, softDelete } from '../../db/sync.js';
 import { recordWebhookEvent } from '../../db/webhook-outbox.js';
 import type { RecurringRuleRow, TransactionRow } from '../../db/transactions.js';
@@ -39,6 +39,8 @@ export interface TransactionEntry {
   occurrenceOf?: { parentId: number; at: Date };
   /** Booked even below zero: an entry the bank already booked (an imported statement row). */
   bookedElsewhere?: boolean;
+  /** What the server attaches (the rules that filed it: transaction-rules.ts). */
+  metadata?: JsonObject | null;
 }
 
 export interface RecurrenceInput {
@@ -106,6 +108,7 @@ export async function createTransactionEntry(
       group_id: entry.groupId ?? null,
       recurring_parent_id: entry.occurrenceOf?.parentId ?? null,
       recurring_occurrence_at: entry.occurrenceOf?.at ?? null,
+      metadata: entry.metadata ? JSON.stringify(entry.metadata) : null,
       updated_at: now,
       last_synced_at: now,
     })

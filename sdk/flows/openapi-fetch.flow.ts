@@ -81,6 +81,26 @@ async function records(client: Client) {
   await client.PUT('/v1/groups/{id}', { params: { path: { id: group.id } }, body: { name: 'Travel' } });
   await client.DELETE('/v1/groups/{id}', { params: { path: { id: group.id } } });
 
+  const rule = must(
+    (await client.POST('/v1/rules', {
+      body: {
+        name: 'REWE is groceries',
+        conditions: [{ field: 'description', operator: 'regex', value: '^rewe\\b' }],
+        actions: [{ type: 'add_note', note: 'filed by a rule' }],
+      },
+    })).data,
+    'create rule',
+  ).data;
+  await client.GET('/v1/rules', { params: { query: { no_client_id: true } } });
+  await client.GET('/v1/rules/{id}', { params: { path: { id: rule.id } } });
+  await client.PUT('/v1/rules/{id}', { params: { path: { id: rule.id } }, body: { enabled: false } });
+  const preview = must((await client.GET('/v1/rules/{id}/preview', { params: { path: { id: rule.id } } })).data, 'preview rule').data;
+  console.log(preview.scanned, preview.data.map((change) => change.transaction_id));
+  await client.POST('/v1/rules/{id}/apply', { params: { path: { id: rule.id } } });
+  const run = must((await client.GET('/v1/rules/{id}/apply', { params: { path: { id: rule.id } } })).data, 'rule run').data;
+  console.log(run.processed, run.changed);
+  await client.DELETE('/v1/rules/{id}', { params: { path: { id: rule.id } } });
+
   const party = must((await client.POST('/v1/parties', { body: { name: 'Grocer', type: 'business' } })).data, 'create party').data;
   await client.GET('/v1/parties', { params: { query: { limit: 20 } } });
   await client.GET('/v1/parties/{id}', { params: { path: { id: party.id } } });

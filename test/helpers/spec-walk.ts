@@ -198,6 +198,7 @@ const KIND_BY_SEGMENT: Record<string, string> = {
   push: 'push-subscription',
   'bank-connections': 'bank-connection',
   'bank-accounts': 'bank-account',
+  rules: 'rule',
 };
 
 /** Parameters named after what they hold. */

@@ -1,0 +1,36 @@
+// One rule on the transactions that exist already: the dry run reads what would change, the
+// apply job (jobs/apply-rule.ts) writes it. A change goes through the one update path of
+// transactions (updateTransactionEntry): it is announced as transaction.updated and stamped for
+// the synced_since feeds like any edit.
+import type { Kysely, Transaction } from 'kysely';
+import { findOrCreateParty } from '../../db/import-record-names.js';
+import { livePartiesByName } from '../../db/rule-applications.js';
+import type { Database, RulesTable } from '../../db/schema.js';
+import { lockLiveTransaction } from '../../db/transactions.js';
+import { ruleOnExisting, type ExistingChanges, type ExistingTransaction, type RuleOnExisting } from '../../domain/rules/existing.js';
+import type { Selectable } from 'kysely';
+import { updateTransactionEntry, type TransactionChanges } from './transaction-writes.js';
+
+type StoredRule = Pick<Selectable<RulesTable>, 'id' | 'name' | 'match' | 'conditions' | 'actions' | 'enabled' | 'stop_after'>;
+
+/** The stored rule compiled for existing transactions (the parties it names looked up once). */
+export async function ruleForExisting(db: Kysely<Database>, userId: number, rule: StoredRule): Promise<RuleOnExisting> {
+  const names = rule.actions.flatMap((action) => (action.type === 'set_party' && action.party_name ? [action.party_name.trim()] : []));
+  return ruleOnExisting(rule, await livePartiesByName(db, userId, names));
+}
+
+/** Writes one transaction's changes; false when it is gone meanwhile. */
+export async function applyExistingChanges(trx: Transaction<Database>, userId: number, tx: ExistingTransaction, changes: ExistingChanges, now: Date): Promise<boolean> {
+  const current = await lockLiveTransaction(trx, userId, tx.id);
+  if (!current) return false;
+  const partyId = changes.party_name?.to ? await findOrCreateParty(trx, userId, changes.party_name.to, now) : changes.party_id?.to;
+  const update: TransactionChanges = {
+    description: changes.description?.to,
+    partyId,
+    groupId: changes.group_id?.to,
+    categoryIds: changes.category_ids?.to,
+  };
+  await updateTransactionEntry(trx, userId, current, update, now);
+  if (changes.metadata) await trx.updateTable('transactions').set({ metadata: JSON.stringify(changes.metadata) }).where('id', '=', tx.id).where('user_id', '=', userId).execute();
+  return true;
+}

@@ -1,0 +1,239 @@
+// The one path by which the user's rules (domain/rules) fill in transactions being created:
+// the API's create, CSV imports and statement confirms (one row or a batch), recurring
+// occurrences and the assistant's actions all call `applyRules` (or `applyRulesToMany` for a
+// batch, which `applyRules` is one row of). A later edit of a transaction never calls it: the
+// user wins.
+//
+// What a write states itself wins over a rule: categories, party and group are filled only
+// where the incoming transaction has none. A rule's description replaces the incoming one, its
+// notes and its name go to the transaction's metadata (`rules`, `rule_notes`). References a rule
+// names that are no longer the user's live records (deleted since the rule was written) are
+// dropped, never linked.
+import type { Kysely, Transaction } from 'kysely';
+import { findOrCreateParties } from '../../db/import-record-names.js';
+import { LRUCache } from 'lru-cache';
+import { liveRules, rulesVersion } from '../../db/rules.js';
+import type { Database, JsonObject } from '../../db/schema.js';
+import { liveIds } from '../../db/sync.js';
+import { compileRules, evaluateRules, type CompiledRules, type RuleOutcome } from '../../domain/rules/evaluate.js';
+import type { RuleDefinition } from '../../domain/rules/language.js';
+import type { TransactionEntry } from './transaction-writes.js';
+
+/** A user's rules, compiled once for the writes of one request, job run or import batch. */
+export interface UserRules {
+  compiled: CompiledRules;
+  /** Whether a condition reads the party's name or the currency (looked up only then). */
+  readsParty: boolean;
+  readsCurrency: boolean;
+}
+
+// Compiled rules per user, with the version of the rule set they were compiled from: a
+// per-process cache that is correct by construction, since every write of a rule changes the
+// version (db/rules.ts), and a hit costs one small aggregate instead of reading and compiling
+// every rule on each write.
+const compiledRules = new LRUCache<number, { version: string; rules: UserRules }>({ max: 2_000 });
+
+export async function loadUserRules(db: Kysely<Database>, userId: number): Promise<UserRules> {
+  const version = await rulesVersion(db, userId);
+  const cached = compiledRules.get(userId);
+  if (cached?.version === version) return cached.rules;
+  // read after the version: a rule written in between makes the version older than the rules,
+  // which the next write's version check sees as a miss (never a stale hit)
+  const rules = userRulesOf(await liveRules(db, userId));
+  compiledRules.set(userId, { version, rules });
+  return rules;
+}
+
+export function userRulesOf(rules: RuleDefinition[]): UserRules {
+  const reads = (field: string) => rules.some((rule) => rule.conditions.some((c) => c.field === field));
+  return { compiled: compileRules(rules), readsParty: reads('party'), readsCurrency: reads('currency') };
+}
+
+/** An incoming transaction as rules see it, with what its write states. */
+export interface RuleInput {
+  type: 'income' | 'expense';
+  amount: string;
+  walletId: number | null;
+  /** The transaction's time (its UTC date is what date and weekday conditions test, unless `date` says it). */
+  datetime: Date;
+  /** The transaction's calendar date, YYYY-MM-DD, when known as such (an imported line's). */
+  date?: string;
+  description: string | null;
+  partyId: number | null;
+  /** The party's name when the write names one without an id yet (an import row). */
+  partyName?: string | null;
+  /** The statement's own counterparty text (imports). */
+  counterparty?: string | null;
+  currency?: string | null;
+  categoryIds: number[];
+  groupId: number | null;
+}
+
+/** The fields of an incoming transaction after the rules, and what they decided beyond them. */
+export interface RuledFields {
+  description: string | null;
+  partyId: number | null;
+  categoryIds: number[];
+  /** The categories the rules set (live ones), whatever the write stated: for a caller whose categories are a guess. */
+  ruleCategoryIds: number[];
+  groupId: number | null;
+  /** The rules applied and their notes, for the transaction's metadata; null when none applied. */
+  metadata: JsonObject | null;
+  /** A rule said to leave the line out of the import (the rule's name), else null. */
+  skippedBy: string | null;
+  /** A rule said the line is a transfer with this wallet (imports). */
+  transferWalletId: number | null;
+  applied: Array<{ id: number; name: string }>;
+}
+
+/** The rules applied to one incoming transaction. */
+export async function applyRules(trx: Transaction<Database>, userId: number, rules: UserRules, input: RuleInput, now: Date): Promise<RuledFields> {
+  return (await applyRulesToMany(trx, userId, rules, [input], now))[0];
+}
+
+/** The rules applied to many incoming transactions at once: a few queries for the whole batch. */
+export async function applyRulesToMany(trx: Transaction<Database>, userId: number, rules: UserRules, inputs: RuleInput[], now: Date): Promise<RuledFields[]> {
+  const unchanged = (input: RuleInput): RuledFields => ({
+    description: input.description,
+    partyId: input.partyId,
+    categoryIds: input.categoryIds,
+    ruleCategoryIds: [],
+    groupId: input.groupId,
+    metadata: null,
+    skippedBy: null,
+    transferWalletId: null,
+    applied: [],
+  });
+  if (rules.compiled.rules.length === 0 || inputs.length === 0) return inputs.map(unchanged);
+
+  const partyNames = rules.readsParty ? await namesOf(trx, userId, inputs) : new Map<number, string>();
+  const currencies = rules.readsCurrency ? await currenciesOf(trx, userId, inputs) : new Map<number, string>();
+  const outcomes = inputs.map((input) =>
+    evaluateRules(rules.compiled, {
+      description: input.description,
+      partyName: input.partyName ?? (input.partyId !== null ? (partyNames.get(input.partyId) ?? null) : null),
+      counterparty: input.counterparty ?? null,
+      amount: input.amount,
+      type: input.type,
+      walletId: input.walletId,
+      currency: input.currency ?? (input.walletId !== null ? (currencies.get(input.walletId) ?? null) : null),
+      date: input.date ?? input.datetime.toISOString().slice(0, 10),
+    }),
+  );
+  if (outcomes.every((outcome) => outcome.applied.length === 0)) return inputs.map(unchanged);
+
+  const live = await liveReferences(trx, userId, outcomes);
+  // parties named by a rule: found by exact name, created where the rule asks for it
+  const wanted = outcomes.flatMap((o, i) => (o.party && 'name' in o.party && inputs[i].partyId === null && !inputs[i].partyName ? [o.party] : []));
+  const created = await findOrCreateParties(trx, userId, wanted.filter((p) => p.create).map((p) => p.name), now);
+  const found = await existingParties(trx, userId, wanted.filter((p) => !p.create).map((p) => p.name));
+
+  return inputs.map((input, i) => {
+    const outcome = outcomes[i];
+    if (outcome.applied.length === 0) return unchanged(input);
+    const ruledParty = !outcome.party ? null : 'id' in outcome.party ? (live.parties.has(outcome.party.id) ? outcome.party.id : null) : (created.get(outcome.party.name) ?? found.get(outcome.party.name) ?? null);
+    const categoryIds = (outcome.categoryIds ?? []).filter((id) => live.categories.has(id));
+    const metadata: JsonObject = { rules: outcome.applied };
+    if (outcome.notes.length > 0) metadata.rule_notes = outcome.notes;
+    return {
+      description: outcome.description ?? input.description,
+      // a party the write names (by id, or by a name an import resolves) wins
+      partyId: input.partyId ?? (input.partyName ? null : ruledParty),
+      categoryIds: input.categoryIds.length > 0 ? input.categoryIds : categoryIds,
+      ruleCategoryIds: categoryIds,
+      groupId: input.groupId ?? (outcome.groupId !== undefined && live.groups.has(outcome.groupId) ? outcome.groupId : null),
+      metadata,
+      skippedBy: outcome.skippedBy ?? null,
+      transferWalletId: outcome.transferWalletId !== undefined && live.wallets.has(outcome.transferWalletId) ? outcome.transferWalletId : null,
+      applied: outcome.applied,
+    };
+  });
+}
+
+async function liveReferences(trx: Transaction<Database>, userId: number, outcomes: RuleOutcome[]) {
+  const ids = { categories: [] as number[], groups: [] as number[], parties: [] as number[], wallets: [] as number[] };
+  for (const outcome of outcomes) {
+    ids.categories.push(...(outcome.categoryIds ?? []));
+    if (outcome.groupId !== undefined) ids.groups.push(outcome.groupId);
+    if (outcome.party && 'id' in outcome.party) ids.parties.push(outcome.party.id);
+    if (outcome.transferWalletId !== undefined) ids.wallets.push(outcome.transferWalletId);
+  }
+  return {
+    categories: await liveIds(trx, 'categories', userId, ids.categories),
+    groups: await liveIds(trx, 'groups', userId, ids.groups),
+    parties: await liveIds(trx, 'parties', userId, ids.parties),
+    wallets: await liveIds(trx, 'wallets', userId, ids.wallets),
+  };
+}
+
+async function namesOf(trx: Transaction<Database>, userId: number, inputs: RuleInput[]): Promise<Map<number, string>> {
+  const ids = [...new Set(inputs.flatMap((input) => (input.partyId !== null && !input.partyName ? [input.partyId] : [])))];
+  if (ids.length === 0) return new Map();
+  const rows = await trx.selectFrom('parties').select(['id', 'name']).where('user_id', '=', userId).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+async function currenciesOf(trx: Transaction<Database>, userId: number, inputs: RuleInput[]): Promise<Map<number, string>> {
+  const ids = [...new Set(inputs.flatMap((input) => (input.walletId !== null && !input.currency ? [input.walletId] : [])))];
+  if (ids.length === 0) return new Map();
+  const rows = await trx.selectFrom('wallets').select(['id', 'currency']).where('user_id', '=', userId).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row.currency]));
+}
+
+async function existingParties(trx: Transaction<Database>, userId: number, names: string[]): Promise<Map<string, number>> {
+  const unique = [...new Set(names)];
+  if (unique.length === 0) return new Map();
+  const rows = await trx.selectFrom('parties').select(['id', 'name']).where('user_id', '=', userId).where('name', 'in', unique).where('deleted_at', 'is', null).orderBy('id').execute();
+  const found = new Map<string, number>();
+  for (const row of rows) if (!found.has(row.name)) found.set(row.name, row.id);
+  return found;
+}
+
+/** The entry's metadata with the rules' merged in (the rules' keys win). */
+export function withRuleMetadata(metadata: JsonObject | null | undefined, ruled: RuledFields): JsonObject | null {
+  if (!ruled.metadata) return metadata ?? null;
+  return { ...(metadata ?? {}), ...ruled.metadata };
+}
+
+/** A single write's entry after the user's rules (loaded here); what it states wins. */
+export async function applyRulesToEntry(
+  trx: Transaction<Database>,
+  userId: number,
+  entry: TransactionEntry,
+  now: Date,
+  facts: { counterparty?: string | null; partyName?: string | null; currency?: string | null } = {},
+  rules?: UserRules,
+): Promise<TransactionEntry & { ruled: RuledFields }> {
+  const ruled = await applyRules(
+    trx,
+    userId,
+    rules ?? (await loadUserRules(trx, userId)),
+    {
+      type: entry.type,
+      amount: entry.amount,
+      walletId: entry.walletId,
+      datetime: entry.datetime,
+      description: entry.description ?? null,
+      partyId: entry.partyId ?? null,
+      categoryIds: entry.categoryIds ?? [],
+      groupId: entry.groupId ?? null,
+      ...facts,
+    },
+    now,
+  );
+  if (ruled.applied.length === 0) return { ...entry, ruled };
+  return {
+    ...entry,
+    description: ruled.description,
+    partyId: ruled.partyId,
+    categoryIds: ruled.categoryIds,
+    groupId: ruled.groupId,
+    metadata: withRuleMetadata(entry.metadata, ruled),
+    ruled,
+  };
+}
+
+/** Why a line a rule skips is not imported (the row's reason, naming the rule). */
+export function skippedByRule(ruled: RuledFields): string {
+  return `Left out by the rule "${ruled.skippedBy}".`;
+}
