@@ -51,6 +51,12 @@ export async function deliverDueWebhooks(db: Kysely<Database>, services: AppServ
   return counts;
 }
 
+/** The endpoint's secret, and the one a rotation replaced while its grace period lasts. */
+function signingSecrets(endpoint: { secret: string; previous_secret: string | null; previous_secret_until: Date | null }, at: Date): string[] {
+  const { secret, previous_secret: previous, previous_secret_until: until } = endpoint;
+  return previous !== null && until !== null && until > at ? [secret, previous] : [secret];
+}
+
 /** One attempt of a claimed delivery, logged; true when the endpoint took it. */
 async function attempt(db: Kysely<Database>, services: AppServices, delivery: ClaimedDelivery): Promise<boolean> {
   const config = services.config.webhooks;
@@ -63,7 +69,7 @@ async function attempt(db: Kysely<Database>, services: AppServices, delivery: Cl
     {
       url: endpoint.url,
       body,
-      headers: { 'webhook-id': event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(endpoint.secret, timestamp, body) },
+      headers: { 'webhook-id': event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(signingSecrets(endpoint, at), event.id, timestamp, body) },
     },
     targetPolicyFor(config),
     config.timeoutMs,

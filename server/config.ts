@@ -170,7 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     parallelism: int('PASSWORD_HASH_PARALLELISM', STRONG_PASSWORD_HASHING.parallelism, 1, 64),
   };
 
-  const webhooks = webhookConfigFrom(env, int, problems);
+  const webhooks = webhookConfigFrom(env, int, problems, parseDuration);
   const push = pushConfigFrom(env, int, mailFrom, problems);
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);

@@ -38,6 +38,7 @@ import * as m033 from './033_user_versions.js';
 import * as m034 from './034_webhooks.js';
 import * as m035 from './035_file_blobs.js';
 import * as m036 from './036_push_subscriptions.js';
+import * as m037 from './037_webhook_standard_secrets.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '034_webhooks': m034,
   '035_file_blobs': m035,
   '036_push_subscriptions': m036,
+  '037_webhook_standard_secrets': m037,
 };
