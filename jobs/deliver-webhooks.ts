@@ -16,6 +16,7 @@ import type { AppServices } from '../server/services.js';
 import { sendWebhook } from '../server/webhook-sender.js';
 import { targetPolicyFor } from '../server/webhook-targets.js';
 import { serveInTurns } from './fair-turns.js';
+import { wakeWhenNextDue } from './outbox-wake.js';
 import { eventBody } from './webhook-payloads.js';
 
 export const deliverWebhooksJob: JobDefinition = {
@@ -48,6 +49,8 @@ export async function deliverDueWebhooks(db: Kysely<Database>, services: AppServ
     },
     onFault: (error, delivery) => log?.error({ err: error, deliveryId: delivery.id }, 'a webhook delivery attempt failed'),
   });
+  // a retry's backoff, or another worker's lease, ends later: a run then, not at the next minute
+  await wakeWhenNextDue(db, services, 'webhook_deliveries', DELIVER_WEBHOOKS_JOB);
   return counts;
 }
 

@@ -8,7 +8,8 @@ import { standardSecrets } from '../db/migrations/037_webhook_standard_secrets.j
 import { claimNextDelivery } from '../db/webhook-deliveries.js';
 import { recordWebhookEvent } from '../db/webhook-outbox.js';
 import { verifyWebhookSignature } from '../domain/webhook-events.js';
-import { deliverDueWebhooks } from '../jobs/deliver-webhooks.js';
+import { deliverDueWebhooks, deliverWebhooksJob } from '../jobs/deliver-webhooks.js';
+import { JobRunner } from '../server/jobs.js';
 import { fireDueReminders } from '../jobs/fire-reminders.js';
 import { loadConfig } from '../server/config.js';
 import { startApp } from './helpers/harness.js';
@@ -337,4 +338,43 @@ t.test('a rotated secret signs beside the new one for the grace period; a secret
   t.equal(receiver.received.at(-1)!.verified, true, 'verified with the old bytes');
   const listed = (await deliveries(user, endpoint.id)).body.data.data;
   t.same(listed.map((d: any) => d.status), ['succeeded', 'succeeded', 'succeeded']);
+});
+
+t.test('after a crash, a dead claim goes out when its lease ends and a retry when its backoff ends, not at the next minute', { timeout: 120_000 }, async (t) => {
+  // a process of its own on the same database: a backoff of 2 s, a runner with no minute schedule
+  // (only the wakes can run the job late), polling every half second
+  const restarted = await startApp(t, { database: api.database, webhooks: { ...api.config.webhooks, retryBaseMs: 2000 } });
+  const user = await restarted.newUser();
+  const { receiver, endpoint } = await receiverFor(t, user, ['transaction.created']);
+  const wallet = await fixtures.wallet(user.user.id, { balance: '100' });
+  t.equal((await expense(user, wallet)).status, 201);
+  // the dead worker's claim, with a short lease (3 s from now) instead of the real 70 s
+  const leaseEnds = Date.now() + 3000;
+  t.ok(await claimNextDelivery(api.db, endpoint.id, new Date(), new Date(leaseEnds)));
+  const runner = new JobRunner(restarted.connectionString, [{ ...deliverWebhooksJob, cron: undefined }], { db: restarted.db, services: restarted.app.services, log: restarted.app.log }, 0.5);
+  restarted.app.services.jobs.attach(runner);
+  await runner.start(); // its run at start finds nothing due yet, and asks to be woken at the lease's end
+  const arrivals = async (count: number) => {
+    const deadline = Date.now() + 30_000;
+    while (receiver.received.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return receiver.received.map((hook) => performance.timeOrigin + hook.at);
+  };
+  try {
+    const [delivered] = await arrivals(1);
+    t.ok(delivered >= leaseEnds, 'not before the lease ended');
+    t.ok(delivered - leaseEnds < 10_000, `delivered ${Math.round(delivered - leaseEnds)} ms after the lease ended (the minute schedule is off)`);
+
+    receiver.behaviour = { kind: 'status', status: 503 };
+    t.equal((await restarted.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount: 1, wallet_id: wallet } })).status, 201);
+    const [, failedAt] = await arrivals(2);
+    receiver.behaviour = { kind: 'ok' };
+    const [, , retried] = await arrivals(3);
+    t.ok(retried, 'the retry arrived');
+    t.ok(retried - failedAt >= 2000 - 50, 'after the backoff');
+    t.ok(retried - failedAt < 2000 + 10_000, `retried ${Math.round(retried - failedAt)} ms after the failed attempt (backoff 2000 ms)`);
+  } finally {
+    restarted.app.services.jobs.attach(undefined);
+    await runner.stop();
+  }
+  t.same(allVerified(receiver), []);
 });
