@@ -5,6 +5,11 @@
 // cannot both alert; the budget rows are locked while it is judged, so two concurrent writes
 // see each other's spending), a reminder of type budget_alert recording it, and a notification with
 // the real numbers, delivered per the user's preferences (db/notification-delivery.ts).
+// Each kind whose condition holds is recorded, so a write that takes a budget from 12% to 103%
+// records both the threshold and the excess (and their webhook events, budget.threshold_crossed
+// and budget.exceeded); only the most severe kind holding is notified, the others are recorded
+// without a reminder or notification (one message about one write, never "near limit" next to
+// or after "exceeded").
 //
 // The writes that can raise a budget's net spending call it: creating or updating an expense
 // or a refund, deleting a refund, unmarking a refund, and the recurring-transactions job. It
@@ -15,6 +20,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BudgetProgress } from '../domain/budget-progress.js';
 import { Decimal } from '../domain/money.js';
+import type { WebhookEventKind } from '../domain/webhook-events.js';
 import { DELIVER_EMAILS_JOB } from './job-names.js';
 import { recordWebhookEvent } from './webhook-outbox.js';
 import type { DatabaseServices } from './services.js';
@@ -23,10 +29,23 @@ import { selectBudgets, type BudgetRow } from './budgets.js';
 import { notifyUser } from './notification-delivery.js';
 import type { BudgetAlertKind, Database } from './schema.js';
 
-const KIND_OF_STATUS: Partial<Record<BudgetProgress['status'], BudgetAlertKind>> = {
-  near_limit: 'threshold',
-  forecast_breach: 'forecast',
-  over_budget: 'over_budget',
+/**
+ * The alert kinds whose condition the progress meets, most severe first: over its limit; forecast
+ * to breach it (when not over already, as the status says); at or past threshold_percent (also
+ * when over the limit: percent_used is then at least 100, and threshold_percent at most 100).
+ */
+export function alertKindsOf(progress: Pick<BudgetProgress, 'status' | 'is_threshold_crossed'>): BudgetAlertKind[] {
+  const kinds: BudgetAlertKind[] = [];
+  if (progress.status === 'over_budget') kinds.push('over_budget');
+  if (progress.status === 'forecast_breach') kinds.push('forecast');
+  if (progress.is_threshold_crossed) kinds.push('threshold');
+  return kinds;
+}
+
+/** The webhook event each alert kind records (the forecast has none). */
+const EVENT_OF_KIND: Partial<Record<BudgetAlertKind, WebhookEventKind>> = {
+  threshold: 'budget.threshold_crossed',
+  over_budget: 'budget.exceeded',
 };
 
 /** The records a transaction is matched to budget targets by. */
@@ -108,8 +127,11 @@ async function alertBudgets(trx: Transaction<Database>, services: DatabaseServic
   let raised = false;
   const progress = await progressOfBudgets(trx, services, budgets, now, zone);
   for (const [index, budget] of budgets.entries()) {
-    const kind = KIND_OF_STATUS[progress[index].status];
-    if (kind && (await raiseAlert(trx, budget, kind, progress[index], now))) raised = true;
+    const kinds = alertKindsOf(progress[index]);
+    // recorded least severe first, so the webhook events read in order (threshold, then exceeded)
+    for (const kind of [...kinds].reverse()) {
+      if (await raiseAlert(trx, budget, kind, progress[index], now, { notify: kind === kinds[0] })) raised = true;
+    }
   }
   return raised;
 }
@@ -188,8 +210,11 @@ function budgetsMatching(db: Kysely<Database>, userId: number, matched: Matched)
     .execute();
 }
 
-/** Records the alert once per budget, kind and window; the first recorder notifies (and gets true). */
-async function raiseAlert(trx: Transaction<Database>, budget: BudgetRow, kind: BudgetAlertKind, progress: BudgetProgress, now: Date): Promise<boolean> {
+/**
+ * Records the alert once per budget, kind and window, with its webhook event; the first recorder
+ * notifies when asked (and gets true), else it records the alert alone.
+ */
+async function raiseAlert(trx: Transaction<Database>, budget: BudgetRow, kind: BudgetAlertKind, progress: BudgetProgress, now: Date, { notify }: { notify: boolean }): Promise<boolean> {
   const alert = await trx
     .insertInto('budget_alerts')
     .values({ user_id: budget.user_id, budget_id: budget.id, kind, period_start: progress.period_start, period_end: progress.period_end, created_at: now })
@@ -197,6 +222,9 @@ async function raiseAlert(trx: Transaction<Database>, budget: BudgetRow, kind: B
     .returning('id')
     .executeTakeFirst();
   if (!alert) return false; // already alerted in this window
+  const event = EVENT_OF_KIND[kind];
+  if (event) await recordWebhookEvent(trx, budget.user_id, event, budget.id, now);
+  if (!notify) return false;
   const { title, body } = alertText(budget, kind, progress);
   const window = { period_start: progress.period_start, period_end: progress.period_end };
   // The reminder records the alert (reference: budget alerts are reminders); it is created
@@ -231,7 +259,6 @@ async function raiseAlert(trx: Transaction<Database>, budget: BudgetRow, kind: B
     at: now,
   });
   await trx.updateTable('budget_alerts').set({ notification_id: notificationId, reminder_id: reminder.id }).where('id', '=', alert.id).execute();
-  if (kind === 'threshold') await recordWebhookEvent(trx, budget.user_id, 'budget.threshold_crossed', budget.id, now);
   return true;
 }
 

@@ -31,3 +31,14 @@ export async function claimOldestDue<Row>(
     returning *`.execute(db);
   return claimed.rows[0];
 }
+
+/**
+ * The earliest moment after `now` at which a pending row falls due (a lease or a backoff
+ * ending), or undefined when none will: the job asks to be woken then (jobs/outbox-wake.ts).
+ */
+export async function nextDueAfter(db: Kysely<Database>, table: 'webhook_deliveries' | 'push_deliveries', now: Date): Promise<Date | undefined> {
+  const row = await sql<{ at: Date | null }>`
+    select min(next_attempt_at) as at from ${sql.table(table)} where status = 'pending' and next_attempt_at > ${now}`.execute(db);
+  const at = row.rows[0]?.at;
+  return at ? new Date(at) : undefined;
+}

@@ -37,6 +37,11 @@ export interface RateService {
 /** Queues a run of a background job now (jobs also run on their schedule without it). */
 export interface JobQueue {
   send(name: string, data?: object): Promise<void>;
+  /**
+   * Queues a run of the job for the moment `at` (for whichever process's worker is free then),
+   * when work falls due at a known time: a lease or a backoff of an outbox ending.
+   */
+  wakeAt?(name: string, at: Date): Promise<void>;
 }
 
 export interface DatabaseServices {

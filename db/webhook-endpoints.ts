@@ -2,7 +2,7 @@
 // their attempts. Every query is scoped by user_id.
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { WebhookEventKind } from '../domain/webhook-events.js';
+import { webhookSecretFrom, type WebhookEventKind } from '../domain/webhook-events.js';
 import { listPage, type PageMeta } from './feed.js';
 import type { Database } from './schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveryStatus, WebhookEndpointsTable } from './webhook-schema.js';
@@ -22,8 +22,8 @@ export interface WebhookDeliveryRow {
   updated_at: Date;
 }
 
-/** 32 random bytes, base64url: the endpoint's signing secret. */
-export const newWebhookSecret = () => randomBytes(32).toString('base64url');
+/** 32 random bytes as `whsec_<base64>`: the endpoint's signing secret (Standard Webhooks). */
+export const newWebhookSecret = () => webhookSecretFrom(randomBytes(32));
 
 export function findEndpoint(db: Kysely<Database>, userId: number, id: number): Promise<WebhookEndpointRow | undefined> {
   return db.selectFrom('webhook_endpoints').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
@@ -48,10 +48,27 @@ export function insertEndpoint(db: Kysely<Database>, userId: number, values: Req
 }
 
 /** Changes what is given; turning an endpoint on again forgets its failures. */
-export function updateEndpoint(db: Kysely<Database>, userId: number, id: number, values: EndpointValues & { secret?: string }, now: Date) {
+export function updateEndpoint(db: Kysely<Database>, userId: number, id: number, values: EndpointValues, now: Date) {
   return db
     .updateTable('webhook_endpoints')
     .set({ ...values, ...(values.active === true ? { consecutive_failures: 0, failing_since: null } : {}), updated_at: now })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Gives the endpoint a new secret; the one it replaces keeps signing beside it until
+ * `now + graceSeconds` (none when 0), so receivers can switch over without a refused delivery.
+ * A secret replaced earlier and still in its grace period is dropped: two at a time at most.
+ */
+export function rotateEndpointSecret(db: Kysely<Database>, userId: number, id: number, now: Date, graceSeconds: number) {
+  const until = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;
+  return db
+    .updateTable('webhook_endpoints')
+    // the right-hand sides read the row as it was: the old secret moves to previous_secret
+    .set((eb) => ({ secret: newWebhookSecret(), previous_secret: until ? eb.ref('secret') : null, previous_secret_until: until, updated_at: now }))
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .returningAll()

@@ -10,8 +10,11 @@ export interface WebhookEndpointsTable {
   user_id: number;
   url: string;
   event_kinds: ColumnType<WebhookEventKind[], WebhookEventKind[], WebhookEventKind[]>;
-  /** base64url of 32 random bytes; shown to the user once, on create (and on rotation). */
+  /** `whsec_` and the base64 of 32 random bytes (Standard Webhooks); shown to the user once, on create (and on rotation). */
   secret: string;
+  /** The secret a rotation replaced: deliveries are signed with it too until previous_secret_until (migration 037). */
+  previous_secret: string | null;
+  previous_secret_until: NullableTimestamp;
   active: Generated<boolean>;
   /** Deliveries given up in a row; reset by a success. */
   consecutive_failures: Generated<number>;

@@ -2360,7 +2360,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description Makes a new signing secret and returns it (this once). Attempts from now on are signed with it, re-sends and retries of older events included.
+         * @description Makes a new signing secret and returns it (this once). Attempts from now on are signed with it, re-sends and retries of older events included, and, for the grace period `WEBHOOK_SECRET_GRACE` (24 hours by default; `previous_secret_expires_at`), also with the secret it replaced: `Webhook-Signature` then carries both signatures, so a receiver switches to the new secret without refusing a delivery. A secret replaced earlier and still in its grace period stops signing.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -3568,7 +3568,7 @@ export interface components {
             /** @description Wallet currencies that had no rate into the budget currency (empty unless `partial`). */
             unconverted_currencies: components["schemas"]["Currency"][];
         };
-        /** @description A spending limit per window over some categories, groups and wallets (all expenses when it has no targets). When a write moves the budget across `threshold_percent` or into forecast breach, one notification (and a reminder of type `budget_alert`) is created per budget, kind and window. */
+        /** @description A spending limit per window over some categories, groups and wallets (all expenses when it has no targets). When a write moves the budget across `threshold_percent`, into forecast breach or over its limit, one notification (and a reminder of type `budget_alert`) is created per budget, kind and window; a write that moves it past several at once (say from 12% to 103% used) notifies only the most severe (over the limit, then forecast, then threshold). */
         Budget: components["schemas"]["SyncFields"] & {
             /** @description The owning user's id (equals `user_id`). */
             owner_id: number;
@@ -5468,10 +5468,10 @@ export interface components {
             data: components["schemas"]["RuleApplication"];
         };
         /**
-         * @description What happened. `transaction.*`: an income or expense (transfer legs are announced by `transfer.*`); `budget.threshold_crossed`: a write moved a budget past its `threshold_percent` (once per window); `budget.period_closed`: a window was closed (close-period or the scheduled close); `reminder.fired`: a reminder came due; `import.confirmed`: a confirm of an import session finished and created transactions (the session with its counts); `import.completed`: every row of a CSV upload (POST /v1/import) was handled (the import as GET /v1/imports lists it).
+         * @description What happened. `transaction.*`: an income or expense (transfer legs are announced by `transfer.*`); `budget.threshold_crossed`: a write moved a budget past its `threshold_percent`, also when it went past 100% at once (once per window); `budget.exceeded`: a write moved a budget's spending past its limit (once per window; added after the first webhook kinds, a receiver should ignore kinds it does not know); `budget.period_closed`: a window was closed (close-period or the scheduled close); `reminder.fired`: a reminder came due; `import.confirmed`: a confirm of an import session finished and created transactions (the session with its counts); `import.completed`: every row of a CSV upload (POST /v1/import) was handled (the import as GET /v1/imports lists it).
          * @enum {string}
          */
-        WebhookEventKind: "transaction.created" | "transaction.updated" | "transaction.deleted" | "transfer.created" | "transfer.updated" | "transfer.deleted" | "budget.threshold_crossed" | "budget.period_closed" | "reminder.fired" | "import.confirmed" | "import.completed";
+        WebhookEventKind: "transaction.created" | "transaction.updated" | "transaction.deleted" | "transfer.created" | "transfer.updated" | "transfer.deleted" | "budget.threshold_crossed" | "budget.exceeded" | "budget.period_closed" | "reminder.fired" | "import.confirmed" | "import.completed";
         /** @description An address that receives the caller's events of the chosen kinds as signed POST requests (see docs/webhooks.md). The secret is shown only when it is made (create, rotate-secret). */
         WebhookEndpoint: {
             id: number;
@@ -5487,6 +5487,11 @@ export interface components {
             failing_since: string | null;
             /** @description Deliveries given up in a row (reset by a successful one). */
             consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description After a rotation, until when the replaced secret still signs every delivery beside the new one (`WEBHOOK_SECRET_GRACE`, 24 hours by default); null when no replaced secret signs.
+             */
+            previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5511,8 +5516,8 @@ export interface components {
         };
         WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
             /**
-             * @description The signing secret (32 random bytes, base64url). Shown this once: store it to verify the `Webhook-Signature` header.
-             * @example 3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+             * @description The signing secret in the Standard Webhooks form: `whsec_` and 32 random bytes in base64; the decoded bytes are the HMAC key. Shown this once: store it to verify the `Webhook-Signature` header (with a Standard Webhooks library, or as docs/webhooks.md shows).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7mDPZlAF6mI=
              */
             secret: string;
         };

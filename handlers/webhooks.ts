@@ -10,8 +10,8 @@ import {
   findDelivery,
   findEndpoint,
   insertEndpoint,
-  newWebhookSecret,
   requeueDelivery,
+  rotateEndpointSecret,
   updateEndpoint,
   type WebhookEndpointRow,
 } from '../db/webhook-endpoints.js';
@@ -61,7 +61,7 @@ export const webhookHandlers = {
   },
 
   rotateWebhookSecret: async ({ db, user, params, services }: HandlerContext<'rotateWebhookSecret'>) => {
-    const row = await updateEndpoint(db, user.id, params.id, { secret: newWebhookSecret() }, services.now());
+    const row = await rotateEndpointSecret(db, user.id, params.id, services.now(), services.config.webhooks.secretGraceSeconds);
     if (!row) throw notFound('Webhook endpoint');
     return ok(withSecret(row), 'Webhook secret rotated. Store it now: it is not shown again.');
   },

@@ -22,6 +22,7 @@ import { PushSenders } from '../server/push-senders.js';
 import type { AppServices } from '../server/services.js';
 import { targetPolicyFor } from '../server/webhook-targets.js';
 import { serveInTurns } from './fair-turns.js';
+import { wakeWhenNextDue } from './outbox-wake.js';
 
 const senders = new WeakMap<PushConfig, PushSenders>();
 /** The senders of a configuration, made once (the FCM app among them). */
@@ -66,6 +67,8 @@ export async function deliverDuePushes(db: Kysely<Database>, services: AppServic
     },
     onFault: (error, push) => log?.error({ err: error, pushId: push.id }, 'a push attempt failed'),
   });
+  // a retry's backoff, or another worker's lease, ends later: a run then, not at the next minute
+  await wakeWhenNextDue(db, services, 'push_deliveries', DELIVER_PUSH_JOB);
   return counts;
 }
 

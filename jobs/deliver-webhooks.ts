@@ -16,6 +16,7 @@ import type { AppServices } from '../server/services.js';
 import { sendWebhook } from '../server/webhook-sender.js';
 import { targetPolicyFor } from '../server/webhook-targets.js';
 import { serveInTurns } from './fair-turns.js';
+import { wakeWhenNextDue } from './outbox-wake.js';
 import { eventBody } from './webhook-payloads.js';
 
 export const deliverWebhooksJob: JobDefinition = {
@@ -48,7 +49,15 @@ export async function deliverDueWebhooks(db: Kysely<Database>, services: AppServ
     },
     onFault: (error, delivery) => log?.error({ err: error, deliveryId: delivery.id }, 'a webhook delivery attempt failed'),
   });
+  // a retry's backoff, or another worker's lease, ends later: a run then, not at the next minute
+  await wakeWhenNextDue(db, services, 'webhook_deliveries', DELIVER_WEBHOOKS_JOB);
   return counts;
+}
+
+/** The endpoint's secret, and the one a rotation replaced while its grace period lasts. */
+function signingSecrets(endpoint: { secret: string; previous_secret: string | null; previous_secret_until: Date | null }, at: Date): string[] {
+  const { secret, previous_secret: previous, previous_secret_until: until } = endpoint;
+  return previous !== null && until !== null && until > at ? [secret, previous] : [secret];
 }
 
 /** One attempt of a claimed delivery, logged; true when the endpoint took it. */
@@ -63,7 +72,7 @@ async function attempt(db: Kysely<Database>, services: AppServices, delivery: Cl
     {
       url: endpoint.url,
       body,
-      headers: { 'webhook-id': event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(endpoint.secret, timestamp, body) },
+      headers: { 'webhook-id': event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(signingSecrets(endpoint, at), event.id, timestamp, body) },
     },
     targetPolicyFor(config),
     config.timeoutMs,

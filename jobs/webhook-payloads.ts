@@ -33,6 +33,12 @@ const transfer: Reader = async (ctx, id) => {
   return rows.length ? (await attachWallets(ctx.db, ctx.user.id, rows.map(toTransfer)))[0] : null;
 };
 
+/** The budget with its progress, as GET /v1/budgets/{id} shows it. */
+const budget: Reader = async (ctx, id) => {
+  const rows = await selectBudgets(ctx.db, ctx.user.id).where('budgets.id', '=', id).execute();
+  return rows.length ? (await presentBudgets(ctx, rows))[0] : null;
+};
+
 /** Per kind, how the record is read (deleted records included: a tombstone shows `deleted_at`). */
 const readers: Record<WebhookEventKind, Reader> = {
   'transaction.created': transaction,
@@ -41,10 +47,8 @@ const readers: Record<WebhookEventKind, Reader> = {
   'transfer.created': transfer,
   'transfer.updated': transfer,
   'transfer.deleted': transfer,
-  'budget.threshold_crossed': async (ctx, id) => {
-    const rows = await selectBudgets(ctx.db, ctx.user.id).where('budgets.id', '=', id).execute();
-    return rows.length ? (await presentBudgets(ctx, rows))[0] : null;
-  },
+  'budget.threshold_crossed': budget,
+  'budget.exceeded': budget,
   'budget.period_closed': async (ctx, id) => {
     const row = await selectPeriodStates(ctx.db, ctx.user.id).where('budget_period_states.id', '=', id).executeTakeFirst();
     return row ? toBudgetPeriodState(row) : null;

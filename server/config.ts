@@ -187,7 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
   const mcpAllowedOrigins = (env.MCP_ALLOWED_ORIGINS ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
   for (const name of mcpAllowedOrigins) if (!/^[a-z0-9.-]+$|^\[[0-9a-f:]+\]$/.test(name)) problems.push(`MCP_ALLOWED_ORIGINS takes host names (no scheme, no port), got "${name}"`);
 
-  const webhooks = webhookConfigFrom(env, int, problems);
+  const webhooks = webhookConfigFrom(env, int, problems, parseDuration);
   const push = pushConfigFrom(env, int, mailFrom, problems);
   const bankSync = bankSyncConfigFrom(int);
 

@@ -28,10 +28,15 @@ export interface JobDefinition<Data extends object = object> {
   run(ctx: JobContext, data: Data): Promise<void>;
 }
 
+/** The slot within which pg-boss turns away a second wake with the same key (its longest: the archive interval, 12 h). */
+const WAKE_SINGLETON_SECONDS = 43_200;
+
 export class JobRunner {
   private boss: PgBoss | undefined;
   /** This process's worker of each queue, woken by `send` (see there). */
   private readonly workers = new Map<string, string>();
+  /** The second of the last wake this process queued, per job (see `wakeAt`). */
+  private readonly lastWake = new Map<string, number>();
 
   constructor(
     private readonly connectionString: string,
@@ -90,6 +95,20 @@ export class JobRunner {
     await this.boss.send(name, data);
     const worker = this.workers.get(name);
     if (worker) this.boss.notifyWorker(worker);
+  }
+
+  /**
+   * Queues one run of a job for the moment `at`, rounded up to the second (a delayed pg-boss
+   * job, kept in the database: whichever process polls first after `at` runs it, also when the
+   * process that asked is gone). One wake per job and second: this process remembers the last
+   * one it queued, and a singleton key turns away another process's for the same second.
+   */
+  async wakeAt(name: string, at: Date): Promise<void> {
+    if (!this.boss) throw new Error('the job queue is not started');
+    const second = Math.ceil(at.getTime() / 1000);
+    if (this.lastWake.get(name) === second) return;
+    await this.boss.send(name, {}, { startAfter: new Date(second * 1000), singletonKey: `wake-${second}`, singletonSeconds: WAKE_SINGLETON_SECONDS });
+    this.lastWake.set(name, second);
   }
 
   async stop(): Promise<void> {

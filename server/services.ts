@@ -31,6 +31,14 @@ export class AttachableJobQueue implements JobQueue {
       this.onError(error);
     }
   }
+
+  async wakeAt(name: string, at: Date): Promise<void> {
+    try {
+      await this.target?.wakeAt?.(name, at);
+    } catch (error) {
+      this.onError(error);
+    }
+  }
 }
 
 export interface AppServices extends DatabaseServices {

@@ -12,17 +12,26 @@ export interface WebhookConfig extends OutboxDeliveryConfig {
    * (WEBHOOK_ALLOWED_NETWORKS: comma-separated IPs or CIDRs, e.g. 10.0.5.0/24,127.0.0.1).
    */
   allowedNetworks: string[];
+  /** How long a secret replaced by a rotation still signs beside the new one (WEBHOOK_SECRET_GRACE, default 24 h; 0 = not at all). */
+  secretGraceSeconds: number;
 }
 
-export function webhookConfigFrom(env: Env, int: IntReader, problems: string[]): WebhookConfig {
+/** Seconds in a duration setting ("3600", "90m", "24h"), undefined when unreadable. */
+export type DurationReader = (text: string) => number | undefined;
+
+export function webhookConfigFrom(env: Env, int: IntReader, problems: string[], duration: DurationReader): WebhookConfig {
   const allowedNetworks = (env.WEBHOOK_ALLOWED_NETWORKS ?? '').split(',').map((n) => n.trim()).filter(Boolean);
   for (const network of allowedNetworks) {
     if (!parseNetwork(network)) problems.push(`WEBHOOK_ALLOWED_NETWORKS: "${network}" is not an IP address or CIDR block`);
   }
+  const graceText = (env.WEBHOOK_SECRET_GRACE ?? '').trim() || '24h';
+  const secretGraceSeconds = /^0+[smhd]?$/.test(graceText) ? 0 : duration(graceText);
+  if (secretGraceSeconds === undefined) problems.push('WEBHOOK_SECRET_GRACE must be a duration such as 3600, 12h or 7d (0: none)');
   return {
     ...outboxDeliveryFrom('WEBHOOK', int, 8),
     disableAfterFailures: int('WEBHOOK_DISABLE_AFTER', 5, 1, 1000),
     allowedNetworks,
+    secretGraceSeconds: secretGraceSeconds ?? 86_400,
   };
 }
 

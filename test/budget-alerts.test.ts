@@ -107,6 +107,23 @@ t.test('crossing the threshold alerts once per kind and window, with the numbers
   t.ok(rows.every((r) => r.notification_id !== null && r.reminder_id !== null));
 });
 
+t.test('a write past the threshold and the limit at once records both, and notifies the excess alone', async (t) => {
+  clock = new Date('2026-03-15T12:00:00Z');
+  const { spend, budget, alerts } = await newLedger();
+  const groceries = await budget();
+  await spend(60, '2026-03-02T10:00:00Z');
+  t.same(await alerts(), [], '12% is on track');
+  await spend(455, '2026-03-03T10:00:00Z');
+  const [exceeded, ...rest] = await alerts();
+  t.same(rest, [], 'one notification for one write');
+  t.match(exceeded, { title: 'Budget exceeded: Groceries', data: { budget_id: groceries.id, kind: 'over_budget' } });
+  t.match(exceeded.body, '103% used — 515.00 of 500.00 USD');
+  const rows = await api.db.selectFrom('budget_alerts').select(['kind', 'notification_id']).where('budget_id', '=', groceries.id).orderBy('id').execute();
+  t.same(rows.map((r) => [r.kind, r.notification_id === null]), [['threshold', true], ['over_budget', false]], 'the threshold is recorded too, without a notification of its own');
+  await spend(5, '2026-03-04T10:00:00Z');
+  t.equal((await alerts()).length, 1, 'nothing more in this window');
+});
+
 t.test('forecast breach alerts; budgets the expense is not under stay quiet', async (t) => {
   clock = new Date('2026-03-15T12:00:00Z');
   const { user, spend, budget, alerts } = await newLedger();
@@ -148,7 +165,8 @@ t.test('a rolled back write alerts nothing; a failing alert never fails the writ
     api.db.transaction().execute(async (trx) => {
       const id = await createTransactionEntry(trx, user.user.id, entry, clock);
       await alertBudgetsAfterWrite(trx, services, user.user.id, id);
-      t.equal((await trx.selectFrom('budget_alerts').select('id').where('budget_id', '=', euros.id).execute()).length, 1, 'alerted inside the write');
+      const kinds = (await trx.selectFrom('budget_alerts').select('kind').where('budget_id', '=', euros.id).orderBy('id').execute()).map((row) => row.kind);
+      t.same(kinds, ['threshold', 'over_budget'], 'alerted inside the write');
       throw new Error('the write fails later');
     }),
   );

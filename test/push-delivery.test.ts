@@ -173,10 +173,17 @@ t.test('a fault is retried later with backoff, then given up; no answer in time 
   fcm.failing.add(token);
   await subscribe(user, { kind: 'fcm', token });
   await fireReminder(user, 'Pay rent');
+  // the run asks the queue for a run when the backoff ends (no nudge comes then)
+  const wakes: Array<[string, Date]> = [];
+  api.app.services.jobs.attach({ send: async () => {}, wakeAt: async (name, at) => void wakes.push([name, at]) });
+  t.teardown(() => api.app.services.jobs.attach(undefined));
   t.match(await run(), { attempts: 2, retrying: 2 });
   let pushes = await pushesOf(user.user.id);
   t.same(pushes.map((p) => [p.status, p.attempts]), [['pending', 1], ['pending', 1]], 'both wait for another try');
   for (const push of pushes) t.equal(push.next_attempt_at.getTime() - push.updated_at.getTime(), RETRY_BASE_MS, 'tried again PUSH_RETRY_BASE_MS after the attempt');
+  const firstRetry = Math.min(...pushes.map((p) => p.next_attempt_at.getTime()));
+  t.same(wakes.map(([name, at]) => [name, at.getTime()]), [['deliver-push', firstRetry]], 'woken when the first backoff ends');
+  api.app.services.jobs.attach(undefined);
   t.match(pushes.find((p) => p.subscription_id === browser.id)!.last_error, /HTTP 500/);
   t.match(pushes.find((p) => p.subscription_id !== browser.id)!.last_error, /internal-error/);
   t.match(await run(), { attempts: 0 }, 'not before then');

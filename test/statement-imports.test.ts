@@ -71,7 +71,7 @@ t.test('Sparkasse CSV: read, confirmed into a new wallet, then uploaded again: e
 });
 
 t.test('every CSV fixture is read with its rows (none from preambles or trailers)', async (t) => {
-  const expected: Record<string, number> = { 'commerzbank-de.csv': 5, 'vr-bank-de.csv': 4, 'credit-mutuel-fr.csv': 4, 'paypal-en.csv': 3, 'dkb-de.csv': 3, 'banque-fr.csv': 3, 'ing-nl.csv': 3, 'paypal-de.csv': 3, 'chase-us.csv': 3, 'postfinance-ch.csv': 2, 'banco-es.csv': 2, 'banco-pt.csv': 2, 'headerless.csv': 3, 'n26-en.csv': 4 };
+  const expected: Record<string, number> = { 'commerzbank-de.csv': 5, 'vr-bank-de.csv': 4, 'credit-mutuel-fr.csv': 4, 'paypal-en.csv': 3, 'dkb-de.csv': 3, 'banque-fr.csv': 3, 'ing-nl.csv': 3, 'ing-de.csv': 4, 'paypal-de.csv': 3, 'chase-us.csv': 3, 'postfinance-ch.csv': 2, 'banco-es.csv': 2, 'banco-pt.csv': 2, 'headerless.csv': 3, 'n26-en.csv': 4 };
   for (const [name, total] of Object.entries(expected)) {
     const session = await analysed(name);
     t.match(session, { status: 'ready', total_suggestions: total, processor: 'csv' }, name);
@@ -86,6 +86,8 @@ t.test('the holder\'s account column or the export\'s source names the wallet: a
     // German headers: "IBAN Kontoinhaber" (UTF-8 with BOM), "IBAN Auftragskonto" beside "IBAN Zahlungsbeteiligter" (Windows-1252)
     { file: 'commerzbank-de.csv', wallets: { EUR: 'DE27100777770209299700' }, notices: [/notice with amount 0/], fees: [] },
     { file: 'vr-bank-de.csv', wallets: { EUR: 'DE75512108001245126199' }, notices: [/closing notice/], fees: [] },
+    // ING (Germany): the pension's line has one field fewer than the header; read from the right, it confirms like the others
+    { file: 'ing-de.csv', wallets: { EUR: 'DE89500105175407324931' }, notices: [], fees: [] },
     // French: the account number in "Compte", after a preamble; no currency column (the user's default currency, USD)
     { file: 'credit-mutuel-fr.csv', wallets: { USD: '10278 06010 00020512345 17' }, notices: [/closing notice/], fees: [] },
     // PayPal names no account: its wallets are named after it, one per currency; Gebühr/Fee become the rows' fees

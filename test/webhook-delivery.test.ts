@@ -2,11 +2,14 @@
 // sent by the deliver-webhooks job to receivers on 127.0.0.1, signed; retries, failing
 // endpoints, faulty receivers that never hold up other users, fairness under one user's burst,
 // nothing sent for a rolled-back change, nothing lost across a crash.
+import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
+import { standardSecrets } from '../db/migrations/037_webhook_standard_secrets.js';
 import { claimNextDelivery } from '../db/webhook-deliveries.js';
 import { recordWebhookEvent } from '../db/webhook-outbox.js';
 import { verifyWebhookSignature } from '../domain/webhook-events.js';
-import { deliverDueWebhooks } from '../jobs/deliver-webhooks.js';
+import { deliverDueWebhooks, deliverWebhooksJob } from '../jobs/deliver-webhooks.js';
+import { JobRunner } from '../server/jobs.js';
 import { fireDueReminders } from '../jobs/fire-reminders.js';
 import { loadConfig } from '../server/config.js';
 import { startApp } from './helpers/harness.js';
@@ -27,8 +30,13 @@ async function receiverFor(t: Test, user: { token: string }, kinds: string[]): P
   t.teardown(() => receiver.close());
   const res = await api.request('POST', '/api/v1/webhooks', { token: user.token, body: { url: receiver.url, event_kinds: kinds } });
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+  // every delivery is verified by the Standard Webhooks library, as a receiver built on it would
+  receiver.secret = res.body.data.secret;
   return { receiver, endpoint: res.body.data };
 }
+
+/** Every request the receiver got verified with the Standard Webhooks library. */
+const allVerified = (receiver: WebhookReceiver) => receiver.received.filter((hook) => hook.verified !== true).map((hook) => hook.refusal ?? 'not checked');
 
 const deliveries = (user: { token: string }, endpointId: number) => api.request('GET', `/api/v1/webhooks/${endpointId}/deliveries`, { token: user.token });
 const expense = (user: { token: string }, walletId: number, amount = 12.5) =>
@@ -51,9 +59,15 @@ t.test('a change is delivered signed, with the record as the API shows it', asyn
   t.match(body.id, /^[0-9a-f-]{36}$/);
   const shown = await api.request('GET', `/api/v1/transactions/${made.body.data.id}`, { token: user.token });
   t.same(body.data, shown.body.data, 'data is the record as GET shows it');
-  t.ok(verifyWebhookSignature(endpoint.secret, String(hook.headers['webhook-timestamp']), hook.body, String(hook.headers['webhook-signature'])), 'the signature verifies');
-  t.notOk(verifyWebhookSignature(endpoint.secret, String(Number(hook.headers['webhook-timestamp']) + 1), hook.body, String(hook.headers['webhook-signature'])), 'the timestamp is signed');
-  t.match(hook.headers['webhook-signature'], /^v1=[0-9a-f]{64}$/);
+  t.equal(hook.verified, true, 'the Standard Webhooks library verifies it');
+  const id = String(hook.headers['webhook-id']);
+  const timestamp = String(hook.headers['webhook-timestamp']);
+  const signature = String(hook.headers['webhook-signature']);
+  t.ok(verifyWebhookSignature(endpoint.secret, id, timestamp, hook.body, signature), 'the hand-written check of docs/webhooks.md verifies it too');
+  t.notOk(verifyWebhookSignature(endpoint.secret, id, String(Number(timestamp) + 1), hook.body, signature), 'the timestamp is signed');
+  t.notOk(verifyWebhookSignature(endpoint.secret, randomUUID(), timestamp, hook.body, signature), 'the id is signed');
+  t.notOk(verifyWebhookSignature(endpoint.secret, id, timestamp, hook.body + ' ', signature), 'the body is signed');
+  t.match(signature, /^v1,[A-Za-z0-9+/]{43}=$/);
   t.ok(Math.abs(Number(hook.headers['webhook-timestamp']) - Date.now() / 1000) < 60);
 
   const listed = await deliveries(user, endpoint.id);
@@ -75,6 +89,7 @@ t.test('a change is delivered signed, with the record as the API shows it', asyn
   await run();
   t.equal(receiver.received.at(-1)!.body, hook.body, 'a re-send carries the same event and body');
   t.equal(receiver.received.at(-1)!.headers['webhook-id'], hook.headers['webhook-id']);
+  t.same(allVerified(receiver), [], 'every delivery verified');
 });
 
 t.test('a rolled-back change sends nothing; kinds and paused endpoints filter', async (t) => {
@@ -134,6 +149,48 @@ t.test('budget events: threshold crossed by a write, period closed', async (t) =
   t.same(bodies.map((b) => b.kind), ['budget.threshold_crossed', 'budget.period_closed'], 'crossed once per window, then this window closed');
   t.match(bodies[0].data, { id: budget.body.data.id, name: 'Food' });
   t.match(bodies[1].data, { budget_id: budget.body.data.id });
+  t.same(allVerified(receiver), []);
+});
+
+t.test('budget events: past 100% at once records the crossing and the excess; threshold, then 100%', async (t) => {
+  const user = await api.newUser();
+  const { receiver } = await receiverFor(t, user, ['budget.threshold_crossed', 'budget.exceeded']);
+  const wallet = await fixtures.wallet(user.user.id, { balance: '1000', currency: 'EUR' });
+  const budgetOf = async (name: string, category: number) => {
+    const res = await api.request('POST', '/api/v1/budgets', {
+      token: user.token,
+      body: { name, amount: 100, currency: 'EUR', period_type: 'monthly', start_date: new Date().toISOString().slice(0, 8) + '01', threshold_percent: 80, forecast_alerts_enabled: false, targets: [{ type: 'category', id: category }] },
+    });
+    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+    return res.body.data.id as number;
+  };
+  const [jumpy, steady] = [await fixtures.category(user.user.id), await fixtures.category(user.user.id)];
+  const jump = await budgetOf('Jump', jumpy);
+  const steps = await budgetOf('Steps', steady);
+  const spend = async (amount: number, category: number) => {
+    const res = await api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount, wallet_id: wallet, categories: [category] } });
+    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+    await run();
+  };
+  const events = () => receiver.received.map((r) => JSON.parse(r.body)).map((b) => [b.kind, b.data.id]);
+
+  await spend(12, jumpy);
+  t.same(events(), [], '12% sends nothing');
+  await spend(91, jumpy);
+  t.same(events(), [['budget.threshold_crossed', jump], ['budget.exceeded', jump]], '12% to 103% in one write: both, the crossing first');
+  t.match(JSON.parse(receiver.received[1].body).data.progress, { percent_used: 103, status: 'over_budget' });
+  await spend(5, jumpy);
+  t.equal(receiver.received.length, 2, 'once per budget and window');
+
+  await spend(85, steady);
+  t.same(events().slice(2), [['budget.threshold_crossed', steps]], 'below to above the threshold');
+  await spend(10, steady);
+  t.equal(receiver.received.length, 3, '95%: nothing new');
+  await spend(10, steady);
+  t.same(events().slice(3), [['budget.exceeded', steps]], 'then past 100%: the excess alone');
+  await spend(10, steady);
+  t.equal(receiver.received.length, 4);
+  t.same(allVerified(receiver), []);
 });
 
 t.test('an endpoint deleted during an attempt: the attempt ends quietly', async (t) => {
@@ -174,6 +231,7 @@ t.test('a crash after the commit loses nothing: a fresh run delivers, a dead cla
   t.equal(receiver.received.length, 2, 'both arrive');
   const listed = (await deliveries(user, endpoint.id)).body.data.data;
   t.same(listed.map((d: any) => [d.status, d.attempt_count]), [['succeeded', 1], ['succeeded', 2]], 'the abandoned claim counted as an attempt');
+  t.same(allVerified(receiver), []);
 });
 
 t.test('faulty endpoints are retried, then failed and turned off, and never hold up another user', async (t) => {
@@ -201,6 +259,7 @@ t.test('faulty endpoints are retried, then failed and turned off, and never hold
     const listed = (await deliveries(user, endpoint.id)).body.data.data;
     t.same(listed.map((d: any) => [d.status, d.attempt_count]), [['failed', 3], ['failed', 3]], `${behaviour.kind}: each delivery tried 3 times, then failed`);
     t.equal(receiver.received.length, 6);
+    t.same(allVerified(receiver), [], `${behaviour.kind}: every attempt verified`);
     const errors = listed[0].attempts.map((a: any) => a.error);
     t.ok(errors.every((e: string | null) => e), `${behaviour.kind}: ${errors[0]}`);
     if (behaviour.kind === 'hang' || behaviour.kind === 'slow') t.match(errors[0], /timed out/);
@@ -229,7 +288,93 @@ t.test("one user's burst does not delay another user's delivery", async (t) => {
   await pending;
   t.equal(new Set(flooded.received.map((r) => r.headers['webhook-id'])).size, BURST, 'the burst is delivered in full');
   t.equal(quiet.received.length, 1);
+  t.same([...allVerified(flooded), ...allVerified(quiet)], [], 'every delivery of the burst verified');
   const before = flooded.received.filter((r) => r.at < quiet.received[0].at).length;
   t.ok(before < 50 + 60, `the other user's event arrived after ${before} of the burst's ${BURST}`);
   t.equal((await api.db.selectFrom('webhook_deliveries').select('status').where('endpoint_id', '=', endpoint.id).where('status', '!=', 'succeeded').execute()).length, 0);
+});
+
+t.test('a rotated secret signs beside the new one for the grace period; a secret of the first form keeps its key', async (t) => {
+  const user = await api.newUser();
+  const { receiver, endpoint } = await receiverFor(t, user, ['transaction.created']);
+  const wallet = await fixtures.wallet(user.user.id, { balance: '100' });
+  const rotated = await api.request('POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`, { token: user.token });
+  t.equal(rotated.status, 200);
+  const graceEnds = Date.parse(rotated.body.data.previous_secret_expires_at);
+  t.ok(Math.abs(graceEnds - Date.now() - 86_400_000) < 60_000, 'the old secret signs for 24 hours');
+  // the receiver still holds the old secret
+  t.equal((await expense(user, wallet)).status, 201);
+  await run();
+  const [during] = receiver.received;
+  t.match(during.headers['webhook-signature'], /^v1,\S+ v1,\S+$/, 'two signatures, space-separated');
+  t.equal(during.verified, true, 'the old secret still verifies');
+  t.ok(verifyWebhookSignature(rotated.body.data.secret, String(during.headers['webhook-id']), String(during.headers['webhook-timestamp']), during.body, String(during.headers['webhook-signature'])), 'and so does the new one');
+  const shown = await api.request('GET', `/api/v1/webhooks/${endpoint.id}`, { token: user.token });
+  t.equal(shown.body.data.previous_secret_expires_at, rotated.body.data.previous_secret_expires_at);
+
+  // the grace period over: the new secret alone signs, and the old one is refused
+  await api.db.updateTable('webhook_endpoints').set({ previous_secret_until: new Date(Date.now() - 1000) }).where('id', '=', endpoint.id).execute();
+  t.equal((await expense(user, wallet)).status, 201);
+  await run();
+  const refused = receiver.received.slice(1);
+  t.ok(refused.length >= 1 && refused.every((hook) => hook.verified === false && hook.refusal === 'No matching signature found'), 'a receiver with the replaced secret refuses it');
+  t.match(refused[0].headers['webhook-signature'], /^v1,\S+$/, 'one signature');
+  receiver.secret = rotated.body.data.secret;
+  const failed = (await deliveries(user, endpoint.id)).body.data.data[0];
+  t.equal((await api.request('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/${failed.id}/redeliver`, { token: user.token })).status, 200);
+  await run();
+  t.equal(receiver.received.at(-1)!.verified, true, 'given the new secret the receiver takes the re-send');
+
+  // an endpoint whose secret was made before Standard Webhooks (base64url): migration 037
+  // keeps its bytes, so the receiver's key is the same bytes in the whsec_ form
+  const legacy = 'OqF3b2tSd1-_x9W2nHn7fV0m1sE4yT8uQkL3aZpR6cI';
+  await api.db.updateTable('webhook_endpoints').set({ secret: legacy, previous_secret: null, previous_secret_until: null }).where('id', '=', endpoint.id).execute();
+  await standardSecrets(api.db);
+  const stored = await api.db.selectFrom('webhook_endpoints').select('secret').where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+  receiver.secret = `whsec_${Buffer.from(legacy, 'base64url').toString('base64')}`;
+  t.equal(stored.secret, receiver.secret);
+  t.equal((await expense(user, wallet)).status, 201);
+  await run();
+  t.equal(receiver.received.at(-1)!.verified, true, 'verified with the old bytes');
+  const listed = (await deliveries(user, endpoint.id)).body.data.data;
+  t.same(listed.map((d: any) => d.status), ['succeeded', 'succeeded', 'succeeded']);
+});
+
+t.test('after a crash, a dead claim goes out when its lease ends and a retry when its backoff ends, not at the next minute', { timeout: 120_000 }, async (t) => {
+  // a process of its own on the same database: a backoff of 2 s, a runner with no minute schedule
+  // (only the wakes can run the job late), polling every half second
+  const restarted = await startApp(t, { database: api.database, webhooks: { ...api.config.webhooks, retryBaseMs: 2000 } });
+  const user = await restarted.newUser();
+  const { receiver, endpoint } = await receiverFor(t, user, ['transaction.created']);
+  const wallet = await fixtures.wallet(user.user.id, { balance: '100' });
+  t.equal((await expense(user, wallet)).status, 201);
+  // the dead worker's claim, with a short lease (3 s from now) instead of the real 70 s
+  const leaseEnds = Date.now() + 3000;
+  t.ok(await claimNextDelivery(api.db, endpoint.id, new Date(), new Date(leaseEnds)));
+  const runner = new JobRunner(restarted.connectionString, [{ ...deliverWebhooksJob, cron: undefined }], { db: restarted.db, services: restarted.app.services, log: restarted.app.log }, 0.5);
+  restarted.app.services.jobs.attach(runner);
+  await runner.start(); // its run at start finds nothing due yet, and asks to be woken at the lease's end
+  const arrivals = async (count: number) => {
+    const deadline = Date.now() + 30_000;
+    while (receiver.received.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return receiver.received.map((hook) => performance.timeOrigin + hook.at);
+  };
+  try {
+    const [delivered] = await arrivals(1);
+    t.ok(delivered >= leaseEnds, 'not before the lease ended');
+    t.ok(delivered - leaseEnds < 10_000, `delivered ${Math.round(delivered - leaseEnds)} ms after the lease ended (the minute schedule is off)`);
+
+    receiver.behaviour = { kind: 'status', status: 503 };
+    t.equal((await restarted.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', amount: 1, wallet_id: wallet } })).status, 201);
+    const [, failedAt] = await arrivals(2);
+    receiver.behaviour = { kind: 'ok' };
+    const [, , retried] = await arrivals(3);
+    t.ok(retried, 'the retry arrived');
+    t.ok(retried - failedAt >= 2000 - 50, 'after the backoff');
+    t.ok(retried - failedAt < 2000 + 10_000, `retried ${Math.round(retried - failedAt)} ms after the failed attempt (backoff 2000 ms)`);
+  } finally {
+    restarted.app.services.jobs.attach(undefined);
+    await runner.stop();
+  }
+  t.same(allVerified(receiver), []);
 });

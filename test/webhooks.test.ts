@@ -20,8 +20,9 @@ t.test('an endpoint is registered with a secret shown once', async (t) => {
   t.equal(res.status, 201);
   const endpoint = res.body.data;
   t.match(endpoint, { url: 'https://hooks.example.com/finance?x=1', event_kinds: ['transaction.created', 'transfer.created'], active: true, failing_since: null, consecutive_failures: 0 });
-  t.match(endpoint.secret, /^[A-Za-z0-9_-]{43}$/, '32 random bytes in base64url');
-  t.equal(Buffer.from(endpoint.secret, 'base64url').length, 32);
+  t.match(endpoint.secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'Standard Webhooks form: whsec_ and base64');
+  t.equal(Buffer.from(endpoint.secret.slice('whsec_'.length), 'base64').length, 32, '32 random bytes');
+  t.equal(endpoint.previous_secret_expires_at, null);
   const stored = await api.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow();
   t.equal(stored.secret, endpoint.secret);
   t.equal(stored.user_id, owner.user.id);
@@ -36,8 +37,13 @@ t.test('an endpoint is registered with a secret shown once', async (t) => {
   const rotated = await api.request('POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`, { token: owner.token });
   t.equal(rotated.status, 200);
   t.not(rotated.body.data.secret, endpoint.secret, 'rotation makes a new secret');
-  const after = await api.db.selectFrom('webhook_endpoints').select('secret').where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+  const after = await api.db.selectFrom('webhook_endpoints').select(['secret', 'previous_secret', 'previous_secret_until']).where('id', '=', endpoint.id).executeTakeFirstOrThrow();
   t.equal(after.secret, rotated.body.data.secret);
+  t.equal(after.previous_secret, endpoint.secret, 'the replaced secret is kept for the grace period');
+  t.equal(after.previous_secret_until?.toISOString(), rotated.body.data.previous_secret_expires_at);
+  const again = await api.request('POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`, { token: owner.token });
+  const last = await api.db.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+  t.same([last.secret, last.previous_secret], [again.body.data.secret, rotated.body.data.secret], 'two secrets at most: the first one no longer signs');
 });
 
 t.test('bad input is 422 keyed by field, nothing stored', async (t) => {

@@ -38,9 +38,10 @@ import * as m033 from './033_user_versions.js';
 import * as m034 from './034_webhooks.js';
 import * as m035 from './035_file_blobs.js';
 import * as m036 from './036_push_subscriptions.js';
+import * as m037 from './037_webhook_standard_secrets.js';
 import * as m039 from './039_mcp_tokens.js';
-import * as m042 from './042_bank_connections.js';
 import * as m040 from './040_rules.js';
+import * as m042 from './042_bank_connections.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -76,7 +77,8 @@ export const migrations: Record<string, Migration> = {
   '034_webhooks': m034,
   '035_file_blobs': m035,
   '036_push_subscriptions': m036,
+  '037_webhook_standard_secrets': m037,
   '039_mcp_tokens': m039,
-  '042_bank_connections': m042,
   '040_rules': m040,
+  '042_bank_connections': m042,
 };

@@ -284,14 +284,16 @@ export interface RowContext {
 }
 
 /** The draft of a transaction row, or undefined for a preamble/trailer line. */
-function rowDraft(record: string[], ctx: RowContext): SuggestionDraft | undefined {
+function rowDraft(given: string[], ctx: RowContext): SuggestionDraft | undefined {
   const { mapping } = ctx;
+  const short = ctx.width !== null && given.length < ctx.width && signedAmount(given, ctx).kind !== 'read';
+  const record = (short && alignedFromTheRight(given, ctx)) || given;
   const cell = (column: number | null) => (column === null ? '' : (record[column] ?? '').trim());
   const rawDate = cell(mapping.date);
   // a column whose dates share no one format (mixed by hand) is read value by value
   const date = rawDate === '' ? null : ctx.dateFormat ? readDate(rawDate, ctx.dateFormat) : parseImportDate(rawDate);
   const signed = signedAmount(record, ctx);
-  const wideEnough = ctx.width === null || record.length >= ctx.width - 1;
+  const wideEnough = ctx.width === null || given.length >= ctx.width - 1;
   // a row without a day is still a transaction when its date cell is empty or date-shaped (a
   // typo the user can fix), never when it holds text ("Solde au 31/03/2026": a trailer)
   const dateShaped = rawDate === '' || looksLikeDate(rawDate) || !ctx.dateFormat;
@@ -304,7 +306,10 @@ function rowDraft(record: string[], ctx: RowContext): SuggestionDraft | undefine
     draft.amount = keptAmount(draft, signed.value);
     if (signed.value.isZero()) warn(draft, 'The amount is zero.');
     else draft.type = signed.value.isNegative() ? 'expense' : 'income';
+  } else if (short && record === given) {
+    warn(draft, `The row has ${given.length} fields where its header has ${ctx.width}, and its last ones do not line up with the amount column: enter the amount by hand, or leave the row out.`);
   } else warn(draft, signed.message);
+  if (record !== given) warn(draft, `The row has ${given.length} fields where its header has ${ctx.width}: its amount and what follows were read from the right, the field missing left blank.`, 0.8);
   const currencyCell = cell(mapping.currency).toUpperCase();
   draft.currency = /^[A-Z]{3}$/.test(currencyCell) ? currencyCell : (ctx.fileCurrency ?? symbolCurrency(cell(mapping.amount) || cell(mapping.debit) || cell(mapping.credit)));
   draft.party = cell(mapping.party) || null;
@@ -315,6 +320,28 @@ function rowDraft(record: string[], ctx: RowContext): SuggestionDraft | undefine
   draft.category = cell(mapping.category) || null;
   draft.fee = feeOf(draft, cell(mapping.fee), ctx.separator);
   return draft;
+}
+
+/**
+ * A row with fewer fields than its header whose amount does not read where the header says (an
+ * ING export's "Rente" line has six fields of seven: its purpose is missing): the columns from
+ * the first amount column on are taken from the right, the ones before it from the left, and
+ * those in between, where the missing fields were, left blank. Only when it lines up from the
+ * right: an amount where the amount is, and a currency code (or nothing) where the currency is;
+ * else undefined.
+ */
+function alignedFromTheRight(record: string[], ctx: RowContext): string[] | undefined {
+  const { mapping } = ctx;
+  const width = ctx.width!;
+  const missing = width - record.length;
+  const moneyColumns = [mapping.amount, mapping.debit, mapping.credit].filter((column): column is number => column !== null);
+  const from = Math.min(...moneyColumns);
+  if (!Number.isFinite(from) || from - missing < 0) return undefined;
+  const aligned = Array.from({ length: width }, (_, i) => (i < from - missing ? record[i] : i >= from ? record[i - missing] : ''));
+  const cell = (column: number | null) => (column === null ? '' : (aligned[column] ?? '').trim());
+  if (!moneyColumns.some((column) => cell(column) !== '') || !moneyColumns.every((column) => cell(column) === '' || looksLikeAmount(cell(column)))) return undefined;
+  if (mapping.currency !== null && mapping.currency >= from && !/^([A-Za-z]{3})?$/.test(cell(mapping.currency))) return undefined;
+  return signedAmount(aligned, ctx).kind === 'read' ? aligned : undefined;
 }
 
 /** A fee in its own column (PayPal's Gebühr, signed like the amount): positive, null when none or zero. */

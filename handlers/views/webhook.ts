@@ -13,6 +13,7 @@ export function toWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpointView 
     active: row.active,
     failing_since: row.failing_since?.toISOString() ?? null,
     consecutive_failures: row.consecutive_failures,
+    previous_secret_expires_at: row.previous_secret_until?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

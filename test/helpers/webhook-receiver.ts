@@ -1,8 +1,11 @@
 // A webhook (or push service) receiver on 127.0.0.1 for tests: records every request (headers, raw body, when it
 // arrived) and answers as its current `behaviour` says: ok, a status, hang (never answer),
-// slow (answer after a delay), close (drop the connection), redirect.
+// slow (answer after a delay), close (drop the connection), redirect. Given the endpoint's
+// `secret`, it checks every request as a Standard Webhooks receiver does, with the
+// specification's own library, and answers 401 to one that does not verify.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
@@ -11,6 +14,10 @@ export interface ReceivedWebhook {
   raw: Buffer;
   url: string;
   at: number;
+  /** With a `secret`: whether the Standard Webhooks library verified the request; undefined without one. */
+  verified?: boolean;
+  /** The library's reason when it did not. */
+  refusal?: string;
 }
 
 export type Behaviour = { kind: 'ok' } | { kind: 'status'; status: number } | { kind: 'hang' } | { kind: 'slow'; ms: number } | { kind: 'close' } | { kind: 'redirect'; to: string };
@@ -19,6 +26,8 @@ export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
   behaviour: Behaviour;
+  /** The endpoint's `whsec_` secret: set, every request is verified (and refused with 401 when it does not verify). */
+  secret?: string;
   close(): Promise<void>;
 }
 
@@ -30,7 +39,18 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      received.push({ headers: req.headers, body: raw.toString('utf8'), raw, url: req.url ?? '', at: performance.now() });
+      const hook: ReceivedWebhook = { headers: req.headers, body: raw.toString('utf8'), raw, url: req.url ?? '', at: performance.now() };
+      received.push(hook);
+      if (receiver.secret !== undefined) {
+        try {
+          new Webhook(receiver.secret).verify(hook.body, req.headers as Record<string, string>);
+          hook.verified = true;
+        } catch (error) {
+          hook.verified = false;
+          hook.refusal = (error as Error).message;
+          return res.writeHead(401, { 'content-type': 'text/plain' }).end(hook.refusal);
+        }
+      }
       const behaviour = receiver.behaviour;
       if (behaviour.kind === 'hang') return;
       if (behaviour.kind === 'close') return req.socket.destroy();

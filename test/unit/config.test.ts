@@ -115,3 +115,10 @@ t.test('STORAGE_URL: the local folder by default, the database, or an S3-compati
   t.match(bad('s3://receipts?region=eu-west-1&path_style=true').message, /unknown parameter "path_style"/, 'a typo fails loudly');
   t.throws(() => loadConfig({ APP_KEY: 'k', STORAGE_URL: 's3://receipts', STORAGE_TIMEOUT_MS: '0' }), /STORAGE_TIMEOUT_MS/);
 });
+
+t.test('WEBHOOK_SECRET_GRACE: how long a rotated secret still signs', async (t) => {
+  t.equal(loadConfig({ APP_KEY: 'k' }).webhooks.secretGraceSeconds, 86_400, '24 hours by default');
+  t.equal(loadConfig({ APP_KEY: 'k', WEBHOOK_SECRET_GRACE: '7d' }).webhooks.secretGraceSeconds, 7 * 86_400);
+  t.equal(loadConfig({ APP_KEY: 'k', WEBHOOK_SECRET_GRACE: '0' }).webhooks.secretGraceSeconds, 0, '0: the new secret alone signs at once');
+  t.throws(() => loadConfig({ APP_KEY: 'k', WEBHOOK_SECRET_GRACE: 'a day' }), /WEBHOOK_SECRET_GRACE must be a duration/);
+});

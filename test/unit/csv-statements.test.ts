@@ -48,6 +48,27 @@ t.test('ING NL: yyyymmdd, Af/Bij marker column, currency from the amount header'
   t.same(rows('ing-nl.csv').map((r) => [r[1], r[2]]), [['expense', '23.45'], ['income', '1250'], ['expense', '4.6']]);
 });
 
+t.test('ING DE: the "Rente" line has six fields of seven; its amount and currency are read from the right', async (t) => {
+  const { reading, drafts } = read('ing-de.csv');
+  t.match(reading, { encoding: 'windows-1252', delimiter: ';', header_row: 11, date_format: 'DD.MM.YYYY', decimal_separator: ',', account: 'DE89500105175407324931', currency: 'EUR', mapping: { date: 0, party: 2, description: 4, amount: 5, currency: 6 } });
+  t.same(rows('ing-de.csv'), [
+    ['2026-10-30', 'income', '1312.45', 'EUR', 'Deutsche Rentenversicherung'],
+    ['2026-10-28', 'expense', '54.12', 'EUR', 'REWE SAGT DANKE 43215678'],
+    ['2026-10-15', 'expense', '86', 'EUR', 'Abschlag Strom Oktober Kd-Nr 4711'],
+    ['2026-10-01', 'expense', '950', 'EUR', 'Miete Oktober Whg 3 OG links'],
+  ]);
+  t.match(drafts[0].warnings, [/6 fields where its header has 7: its amount and what follows were read from the right/]);
+  t.same(drafts.slice(1).flatMap((d) => d.warnings), []);
+
+  const header = 'Buchung;Valuta;Auftraggeber/Empfänger;Buchungstext;Verwendungszweck;Betrag;Währung;Notiz';
+  const csv = (...lines: string[]) => readBankCsv({ text: [header, ...lines].join('\n'), encoding: 'utf-8', bom: false })!.drafts;
+  const [trailingDropped, unaligned] = csv('02.10.2026;02.10.2026;Bäckerei;Lastschrift;Brötchen;-3,20;EUR', '03.10.2026;03.10.2026;Kiosk;Lastschrift;-2,50;Zeitung;x');
+  t.match(trailingDropped, { amount: '3.2', type: 'expense', currency: 'EUR', description: 'Brötchen', warnings: [] }, 'a row short of its last, empty field is read from the left as before');
+  const [misaligned] = csv('03.10.2026;03.10.2026;Kiosk;-2,50;Zeitung;x;EUR');
+  t.match(misaligned, { amount: null, warnings: [/7 fields where its header has 8, and its last ones do not line up with the amount column/] }, 'lined up neither way: no amount, and the reason');
+  t.equal(unaligned.amount, null);
+});
+
 t.test('PayPal: quoted decimal commas with a comma delimiter; currency per row', async (t) => {
   t.same(rows('paypal-de.csv').map((r) => [r[1], r[2], r[3]]), [['expense', '10.99', 'EUR'], ['income', '1025', 'EUR'], ['expense', '19.99', 'USD']]);
 });
