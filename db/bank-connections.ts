@@ -74,33 +74,20 @@ export async function deleteConnection(db: Kysely<Database>, userId: number, id:
  */
 export async function keepAccounts(trx: Transaction<Database>, connection: BankConnectionRow, accounts: BankAccount[], now: Date): Promise<Map<string, BankAccountRow>> {
   for (const account of accounts) {
+    // what the bridge says of the account, written on first sight and refreshed after
+    const told = {
+      name: account.name,
+      bank: account.bank,
+      currency: account.currency,
+      balance: account.balance,
+      available_balance: account.available_balance,
+      balance_date: account.balance_date,
+      updated_at: now,
+    };
     await trx
       .insertInto('bank_accounts')
-      .values({
-        user_id: connection.user_id,
-        connection_id: connection.id,
-        external_id: account.id,
-        name: account.name,
-        bank: account.bank,
-        currency: account.currency,
-        balance: account.balance,
-        available_balance: account.available_balance,
-        balance_date: account.balance_date,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['connection_id', 'external_id']).doUpdateSet({
-          name: account.name,
-          bank: account.bank,
-          currency: account.currency,
-          balance: account.balance,
-          available_balance: account.available_balance,
-          balance_date: account.balance_date,
-          missing_since: null,
-          updated_at: now,
-        }),
-      )
+      .values({ ...told, user_id: connection.user_id, connection_id: connection.id, external_id: account.id, created_at: now })
+      .onConflict((oc) => oc.columns(['connection_id', 'external_id']).doUpdateSet({ ...told, missing_since: null }))
       .execute();
   }
   const answered = accounts.map((a) => a.id);
