@@ -11,6 +11,7 @@ import { syncBankConnectionsJob } from '../jobs/sync-bank-connections.js';
 import { loadConfig } from '../server/config.js';
 import { silentLog } from './helpers/assistant.js';
 import { startApp } from './helpers/harness.js';
+import { ledgerFixtures } from './helpers/transaction-fixtures.js';
 import { fakeAccount, startSimpleFinBridge, type FakeLine } from './helpers/simplefin-bridge.js';
 import { TEST_ENV } from './helpers/test-environment.js';
 
@@ -130,6 +131,25 @@ t.test('pending to posted, an edited line, a deleted account', async (t) => {
   const accounts = res.body.data.connection.accounts;
   t.equal(accounts[0].difference, '0.0000');
   t.ok(accounts[1].missing_since, 'the account gone from the bridge is marked, not deleted');
+});
+
+t.test('a bank line is filed by the user\'s rules, as a statement line is', async (t) => {
+  const groceries = await ledgerFixtures(api).category(owner.user.id);
+  const rule = await api.request('POST', '/api/v1/rules', {
+    token: owner.token,
+    body: { name: 'REWE', conditions: [{ field: 'description', operator: 'contains', value: 'rewe' }], actions: [{ type: 'set_categories', category_ids: [groceries] }, { type: 'set_party', party_name: 'REWE', create_party: true }] },
+  });
+  t.equal(rule.status, 201);
+  const [acc] = bridge.accounts;
+  acc.transactions = [...acc.transactions, { id: 'R1', posted: daysAgo(0), amount: '-23.10', description: 'REWE MARKT 1234 SAGT DANKE' }];
+  acc.balance = '967.20';
+  const res = await sync(connectionId);
+  t.match(res.body.data, { status: 'synced', created_count: 1 });
+  const line = await api.db.selectFrom('transactions').select(['id', 'party_id']).where('wallet_id', '=', walletId).where('description', '=', 'REWE MARKT 1234 SAGT DANKE').executeTakeFirstOrThrow();
+  const categories = await api.db.selectFrom('transaction_categories').select('category_id').where('transaction_id', '=', line.id).execute();
+  t.same(categories.map((c) => c.category_id), [groceries], 'the rule set the category');
+  const party = await api.db.selectFrom('parties').select('name').where('id', '=', line.party_id!).executeTakeFirstOrThrow();
+  t.equal(party.name, 'REWE', 'and the party, made by name');
 });
 
 t.test('failures keep state and say why; 402, 403, a hanging bridge; the third notifies', async (t) => {
