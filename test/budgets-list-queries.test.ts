@@ -8,7 +8,8 @@ import { startApp } from './helpers/harness.js';
 import { ledgerFixtures } from './helpers/transaction-fixtures.js';
 
 const clock = new Date('2026-03-15T12:00:00Z');
-const api = await startApp(t, { now: () => clock });
+// These tests count the statements that build a page: a kept answer (server/body-cache.ts) builds none.
+const api = await startApp(t, { now: () => clock, responseCacheBytes: 0 });
 const fx = ledgerFixtures(api);
 
 // Counts the statements run through the app's Kysely instance outside transactions (a list is one).
