@@ -187,8 +187,9 @@ t.test('every list of the spec serves a limit above 100 as 100, and still refuse
   const fileImport = await api.request('POST', '/api/v1/import', { token: owner.token, ...csv });
   t.equal(fileImport.status, 201);
   const webhook = await created('/api/v1/webhooks', { url: 'https://hooks.example.com/finance', event_kinds: ['transaction.created'] });
+  const rule = await created('/api/v1/rules', { name: 'Limits', conditions: [{ field: 'description', operator: 'contains', value: 'coffee' }], actions: [{ type: 'set_description', description: 'Coffee' }] });
   // the record each list under an id is read for
-  const ids: Record<string, number> = { listBudgetTransactions: budget, listFailedImports: fileImport.body.data.id, listWebhookDeliveries: webhook };
+  const ids: Record<string, number> = { listBudgetTransactions: budget, listFailedImports: fileImport.body.data.id, listWebhookDeliveries: webhook, previewRule: rule };
   const lists = specOperations.filter((op) => op.parameters.some((p) => p.in === 'query' && p.name === 'limit'));
   t.ok(lists.length >= 18, `${lists.length} lists`);
   for (const op of lists) {
