@@ -241,15 +241,28 @@ t.test('statement confirm: whole session (batch) and item by item; the rules bea
     return (await api.request('GET', `/api/v1/import/sessions/${res.body.data.id}`, { token: user.token })).body.data;
   };
   const whole = await analyse();
+  // the review already shows what the rules will do, naming them (no write: the party is only named)
+  const [rewe, fee, salary] = whole.suggestions;
+  t.match(rewe, { rules: [{ name: 'REWE' }], category_id: user.groceries, description: 'REWE groceries', party_id: null });
+  t.same(rewe.rule_changes, { category_ids: [user.groceries], party_id: null, party_name: 'REWE', description: 'REWE groceries', group_id: null, skipped: false });
+  t.equal(await api.db.selectFrom('parties').select('id').where('user_id', '=', user.user.id).where('name', '=', 'REWE').executeTakeFirst(), undefined, 'reading the review created no party');
+  t.match(fee, { rules: [{ name: 'No fees' }], not_importable_reason: /rule "No fees"/, rule_changes: { skipped: true } });
+  t.match(salary, { rules: [{ name: 'Salary' }], category_id: user.salary, rule_changes: { category_ids: [user.salary], group_id: user.group, description: null } });
+  const listed = await api.request('GET', '/api/v1/import/sessions', { token: user.token });
+  t.match(listed.body.data.data.find((s: { id: number }) => s.id === whole.id).suggestions[0], { rules: [{ name: 'REWE' }], category_id: user.groceries });
   const started = await api.request('POST', '/api/v1/import/confirm', { token: user.token, body: { session_id: whole.id, accept_all: true, auto_create_wallets: true } });
   t.equal(started.status, 202, JSON.stringify(started.body));
   await confirmImportJob.run(jobCtx(), { sessionId: whole.id });
   const made = await api.db.selectFrom('transactions').selectAll().where('user_id', '=', user.user.id).where('deleted_at', 'is', null).orderBy('datetime').execute();
-  t.same(made.map((r) => r.description), ['REWE groceries', 'Gehalt Maerz'], 'the fee line was left out by its rule');
-  t.same(await categoriesOf(made[0].id), [user.groceries]);
-  t.equal(await partyName(made[0].party_id), 'REWE', 'no party matched the statement: the rule named one');
-  t.same(await categoriesOf(made[1].id), [user.salary]);
-  t.equal(made[1].group_id, user.group);
+  t.same(made.map((r) => r.description), [rewe.description, salary.description], 'the fee line was left out by its rule, as the review said');
+  t.same(await categoriesOf(made[0].id), [rewe.category_id], 'filed as the review showed');
+  t.equal(await partyName(made[0].party_id), rewe.rule_changes.party_name, 'no party matched the statement: the rule named one');
+  t.same(await categoriesOf(made[1].id), [salary.category_id]);
+  t.equal(made[1].group_id, salary.rule_changes.group_id);
+  t.match(made[0].metadata, { rules: rewe.rules });
+  const after = (await api.request('GET', `/api/v1/import/sessions/${whole.id}`, { token: user.token })).body.data;
+  t.same(after.suggestions[0].rules, [], 'an imported line is not evaluated again');
+  t.equal(after.suggestions[0].rule_changes, null);
 
   const single = await analyse();
   const other = await fx.category(user.user.id);
