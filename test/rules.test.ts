@@ -279,6 +279,30 @@ t.test('statement confirm: whole session (batch) and item by item; the rules bea
   t.same(await categoriesOf(created.id), [other], "the review's category wins over the rule");
 });
 
+t.test("the review shows the rules as they are when it is read; a matched party wins over a rule's", async (t) => {
+  const user = await api.newUser();
+  const wallet = await fx.mainWallet(user.user.id);
+  await fx.setBalance(wallet, '1000');
+  const csv = ['Buchungstag;Verwendungszweck;Betrag;Name Zahlungsbeteiligter', '02.03.2026;Miete Maerz;-800,00;Hausverwaltung Nord', '03.03.2026;Kaffee;-3,50;Cafe Sued'].join('\n');
+  await api.request('POST', '/api/v1/parties', { token: user.token, body: { name: 'Hausverwaltung Nord', type: 'business' } });
+  const { payload, headers } = multipart([], [{ field: 'file', filename: 'giro.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
+  const uploaded = await api.request('POST', '/api/v1/import/analyze', { token: user.token, payload, headers });
+  await analyzeImportJob.run(jobCtx(), { sessionId: uploaded.body.data.id });
+  const read = async () => (await api.request('GET', `/api/v1/import/sessions/${uploaded.body.data.id}`, { token: user.token })).body.data.suggestions;
+  const before = await read();
+  t.match(before, [{ rules: [], rule_changes: null }, { rules: [], rule_changes: null }], 'no rules yet: nothing shown');
+  const housing = await fx.category(user.user.id);
+  const rent = await createRule(user.token, { name: 'Rent', match: 'any', conditions: [{ field: 'counterparty', operator: 'starts_with', value: 'hausverwaltung' }, { field: 'description', operator: 'is', value: 'kaffee' }], actions: [{ type: 'set_categories', category_ids: [housing] }, { type: 'set_party', party_name: 'Landlord', create_party: true }] });
+  t.equal(rent.status, 201);
+  const [matched, unmatched] = await read();
+  t.equal(matched.party_id, before[0].party_id, 'the party the line matched stays');
+  t.not(matched.party_id, null);
+  t.match(matched, { rules: [{ id: rent.body.data.id, name: 'Rent' }], category_id: housing, rule_changes: { party_id: null, party_name: null } });
+  t.match(unmatched, { rules: [{ name: 'Rent' }], category_id: housing, party_id: null, rule_changes: { party_name: 'Landlord' } });
+  const other = await api.request('GET', `/api/v1/import/sessions/${uploaded.body.data.id}`, { token: stranger.token });
+  t.equal(other.status, 404);
+});
+
 t.test('recurring occurrences and assistant actions go through the rules too', async (t) => {
   const user = await filedUser();
   const template = await api.request('POST', '/api/v1/transactions', {
