@@ -4576,6 +4576,25 @@ export interface components {
             /** @enum {string} */
             transaction_type: "income" | "expense";
         } | null;
+        /** @description A rule that matches a suggestion. */
+        ImportSuggestionRule: {
+            id: number;
+            name: string;
+        };
+        /** @description What the rules in `rules` set on a suggestion, as a confirm without review overrides will write it (a value the review gives in the confirm's item wins over the rules); null when no rule matches. Absent from servers before 1.2. */
+        ImportSuggestionRuleChanges: {
+            /** @description The categories the rules file the line under (empty when no rule sets one). */
+            category_ids: number[];
+            /** @description The party the rules set, for a line that matched no party of the user's (a matched party wins); null when none, or when a rule names a party to create that does not exist yet (`party_name`). */
+            party_id: number | null;
+            /** @description The name of the party a rule sets by name (found, or created on confirm), else null. */
+            party_name: string | null;
+            /** @description The description the rules give the line, null when they leave it as it is. */
+            description: string | null;
+            group_id: number | null;
+            /** @description A rule leaves the line out of the import (`not_importable_reason` says which). */
+            skipped: boolean;
+        } | null;
         /** @description One transaction found in the document, to be reviewed and confirmed. Names are what the document (or the enricher) says; the `*_id` fields are the caller's existing records they matched, or null. A value the extractor could not read is null and the problem is listed in `warnings`. */
         ImportSuggestion: {
             /** @description Zero-based position in the session; confirm addresses suggestions by it. */
@@ -4635,6 +4654,9 @@ export interface components {
              * @example A closing notice of the account (amount 0), not a transaction.
              */
             not_importable_reason: string | null;
+            /** @description The user's rules that match the line as a confirm will see it (the same evaluation, run as the suggestion is read, so with the rules as they are now), in the order they apply; empty when none does, and for a line already imported. Where a rule sets the category, `category_id`/`category_name` already show the rule's (the analysis' guess loses to a rule on confirm); where it sets the party of a line that matched none, `party_id`; where it sets the description, `description`; a line a rule leaves out has `not_importable_reason` naming the rule (not counted in `not_importable_count`). `rule_changes` lists what the rules set. Absent from servers before 1.2. */
+            rules?: components["schemas"]["ImportSuggestionRule"][];
+            rule_changes?: components["schemas"]["ImportSuggestionRuleChanges"];
         };
         /** @description Which column (0-based position in `columns`) holds each value; null when none. A date column and either an amount column or a debit and/or credit column are needed. With a `marker` column, its cells (S/H, DR/CR, Af/Bij, D/C, +/-) give the amount's direction. */
         ImportColumnMapping: {

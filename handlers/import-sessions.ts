@@ -38,6 +38,7 @@ import { readStoredBytes } from '../server/storage.js';
 import { checkConfirmRequest, confirmItem, sessionConfirmed, type ItemOutcome } from './shared/import-confirm.js';
 import { checkedSuggestions, readCsvUpload, rereadCsvSession, surveyBankUpload } from './shared/import-analysis.js';
 import { pageRequest } from './shared/records.js';
+import { suggestionRulesOf } from './shared/suggestion-rules.js';
 import { csvReadingOf, statementBalancesOf, toImportSession } from './views/import-session.js';
 
 const SESSION = 'Import session';
@@ -115,7 +116,8 @@ export async function sessionView(db: Kysely<Database>, userId: number, sessionI
   const session = await findSession(db, userId, sessionId);
   if (!session) return undefined;
   const [suggestions, counts] = await Promise.all([suggestionsOf(db, [session.id], range), suggestionCounts(db, [session.id])]);
-  return toImportSession(session, suggestions.get(session.id)!, counts.get(session.id)!);
+  const rows = suggestions.get(session.id)!;
+  return toImportSession(session, rows, counts.get(session.id)!, await suggestionRulesOf(db, userId, rows));
 }
 
 /** The caller's session with its suggestions (all, or the range asked for), or 404. */
@@ -164,7 +166,8 @@ export const importSessionHandlers = {
     const { rows, meta } = await sessionPage(db, user.id, { ...pageRequest(query), now: services.now() });
     const ids = rows.map((row) => row.id);
     const [suggestions, counts] = await Promise.all([suggestionsOf(db, ids, { belowIndex: LISTED_SUGGESTIONS }), suggestionCounts(db, ids)]);
-    return ok({ ...meta, data: rows.map((row) => toImportSession(row, suggestions.get(row.id)!, counts.get(row.id)!)) });
+    const ruled = await suggestionRulesOf(db, user.id, [...suggestions.values()].flat());
+    return ok({ ...meta, data: rows.map((row) => toImportSession(row, suggestions.get(row.id)!, counts.get(row.id)!, ruled)) });
   },
 
   getImportSession: async ({ db, user, params, query }: HandlerContext<'getImportSession'>) =>

@@ -241,15 +241,28 @@ t.test('statement confirm: whole session (batch) and item by item; the rules bea
     return (await api.request('GET', `/api/v1/import/sessions/${res.body.data.id}`, { token: user.token })).body.data;
   };
   const whole = await analyse();
+  // the review already shows what the rules will do, naming them (no write: the party is only named)
+  const [rewe, fee, salary] = whole.suggestions;
+  t.match(rewe, { rules: [{ name: 'REWE' }], category_id: user.groceries, description: 'REWE groceries', party_id: null });
+  t.same(rewe.rule_changes, { category_ids: [user.groceries], party_id: null, party_name: 'REWE', description: 'REWE groceries', group_id: null, skipped: false });
+  t.equal(await api.db.selectFrom('parties').select('id').where('user_id', '=', user.user.id).where('name', '=', 'REWE').executeTakeFirst(), undefined, 'reading the review created no party');
+  t.match(fee, { rules: [{ name: 'No fees' }], not_importable_reason: /rule "No fees"/, rule_changes: { skipped: true } });
+  t.match(salary, { rules: [{ name: 'Salary' }], category_id: user.salary, rule_changes: { category_ids: [user.salary], group_id: user.group, description: null } });
+  const listed = await api.request('GET', '/api/v1/import/sessions', { token: user.token });
+  t.match(listed.body.data.data.find((s: { id: number }) => s.id === whole.id).suggestions[0], { rules: [{ name: 'REWE' }], category_id: user.groceries });
   const started = await api.request('POST', '/api/v1/import/confirm', { token: user.token, body: { session_id: whole.id, accept_all: true, auto_create_wallets: true } });
   t.equal(started.status, 202, JSON.stringify(started.body));
   await confirmImportJob.run(jobCtx(), { sessionId: whole.id });
   const made = await api.db.selectFrom('transactions').selectAll().where('user_id', '=', user.user.id).where('deleted_at', 'is', null).orderBy('datetime').execute();
-  t.same(made.map((r) => r.description), ['REWE groceries', 'Gehalt Maerz'], 'the fee line was left out by its rule');
-  t.same(await categoriesOf(made[0].id), [user.groceries]);
-  t.equal(await partyName(made[0].party_id), 'REWE', 'no party matched the statement: the rule named one');
-  t.same(await categoriesOf(made[1].id), [user.salary]);
-  t.equal(made[1].group_id, user.group);
+  t.same(made.map((r) => r.description), [rewe.description, salary.description], 'the fee line was left out by its rule, as the review said');
+  t.same(await categoriesOf(made[0].id), [rewe.category_id], 'filed as the review showed');
+  t.equal(await partyName(made[0].party_id), rewe.rule_changes.party_name, 'no party matched the statement: the rule named one');
+  t.same(await categoriesOf(made[1].id), [salary.category_id]);
+  t.equal(made[1].group_id, salary.rule_changes.group_id);
+  t.match(made[0].metadata, { rules: rewe.rules });
+  const after = (await api.request('GET', `/api/v1/import/sessions/${whole.id}`, { token: user.token })).body.data;
+  t.same(after.suggestions[0].rules, [], 'an imported line is not evaluated again');
+  t.equal(after.suggestions[0].rule_changes, null);
 
   const single = await analyse();
   const other = await fx.category(user.user.id);
@@ -264,6 +277,30 @@ t.test('statement confirm: whole session (batch) and item by item; the rules bea
   const created = await api.db.selectFrom('transactions').select(['id', 'description']).where('id', '=', (list as Array<{ transaction_id: number }>)[0].transaction_id).executeTakeFirstOrThrow();
   t.equal(created.description, 'REWE groceries');
   t.same(await categoriesOf(created.id), [other], "the review's category wins over the rule");
+});
+
+t.test("the review shows the rules as they are when it is read; a matched party wins over a rule's", async (t) => {
+  const user = await api.newUser();
+  const wallet = await fx.mainWallet(user.user.id);
+  await fx.setBalance(wallet, '1000');
+  const csv = ['Buchungstag;Verwendungszweck;Betrag;Name Zahlungsbeteiligter', '02.03.2026;Miete Maerz;-800,00;Hausverwaltung Nord', '03.03.2026;Kaffee;-3,50;Cafe Sued'].join('\n');
+  await api.request('POST', '/api/v1/parties', { token: user.token, body: { name: 'Hausverwaltung Nord', type: 'business' } });
+  const { payload, headers } = multipart([], [{ field: 'file', filename: 'giro.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
+  const uploaded = await api.request('POST', '/api/v1/import/analyze', { token: user.token, payload, headers });
+  await analyzeImportJob.run(jobCtx(), { sessionId: uploaded.body.data.id });
+  const read = async () => (await api.request('GET', `/api/v1/import/sessions/${uploaded.body.data.id}`, { token: user.token })).body.data.suggestions;
+  const before = await read();
+  t.match(before, [{ rules: [], rule_changes: null }, { rules: [], rule_changes: null }], 'no rules yet: nothing shown');
+  const housing = await fx.category(user.user.id);
+  const rent = await createRule(user.token, { name: 'Rent', match: 'any', conditions: [{ field: 'counterparty', operator: 'starts_with', value: 'hausverwaltung' }, { field: 'description', operator: 'is', value: 'kaffee' }], actions: [{ type: 'set_categories', category_ids: [housing] }, { type: 'set_party', party_name: 'Landlord', create_party: true }] });
+  t.equal(rent.status, 201);
+  const [matched, unmatched] = await read();
+  t.equal(matched.party_id, before[0].party_id, 'the party the line matched stays');
+  t.not(matched.party_id, null);
+  t.match(matched, { rules: [{ id: rent.body.data.id, name: 'Rent' }], category_id: housing, rule_changes: { party_id: null, party_name: null } });
+  t.match(unmatched, { rules: [{ name: 'Rent' }], category_id: housing, party_id: null, rule_changes: { party_name: 'Landlord' } });
+  const other = await api.request('GET', `/api/v1/import/sessions/${uploaded.body.data.id}`, { token: stranger.token });
+  t.equal(other.status, 404);
 });
 
 t.test('recurring occurrences and assistant actions go through the rules too', async (t) => {

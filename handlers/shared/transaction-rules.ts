@@ -92,7 +92,32 @@ export async function applyRules(trx: Transaction<Database>, userId: number, rul
 }
 
 /** The rules applied to many incoming transactions at once: a few queries for the whole batch. */
-export async function applyRulesToMany(trx: Transaction<Database>, userId: number, rules: UserRules, inputs: RuleInput[], now: Date): Promise<RuledFields[]> {
+export function applyRulesToMany(trx: Transaction<Database>, userId: number, rules: UserRules, inputs: RuleInput[], now: Date): Promise<RuledFields[]> {
+  return ruledFieldsOf(trx, userId, rules, inputs, (names) => findOrCreateParties(trx, userId, names, now));
+}
+
+/**
+ * What the rules would do to these incoming transactions, with no write: the same evaluation
+ * as applyRulesToMany, but a party a rule would create is only named, never
+ * made. For a review of lines before they are written (an import's suggestions).
+ */
+export async function previewRules(db: Kysely<Database>, userId: number, rules: UserRules, inputs: RuleInput[]): Promise<Array<RuledFields & { ruledPartyId: number | null; ruledPartyName: string | null }>> {
+  const ruled = await ruledFieldsOf(db, userId, rules, inputs, (names) => existingParties(db, userId, names));
+  return ruled.map((fields) => ({ ...fields, ruledPartyId: fields.ruledParty?.id ?? null, ruledPartyName: fields.ruledParty?.name ?? null }));
+}
+
+interface Resolved extends RuledFields {
+  /** The party the rules set (id when it exists, else the name a rule would create), whatever the write states. */
+  ruledParty?: { id: number | null; name: string | null };
+}
+
+async function ruledFieldsOf(
+  trx: Kysely<Database>,
+  userId: number,
+  rules: UserRules,
+  inputs: RuleInput[],
+  partiesNamed: (names: string[]) => Promise<Map<string, number>>,
+): Promise<Resolved[]> {
   const unchanged = (input: RuleInput): RuledFields => ({
     description: input.description,
     partyId: input.partyId,
@@ -125,13 +150,14 @@ export async function applyRulesToMany(trx: Transaction<Database>, userId: numbe
   const live = await liveReferences(trx, userId, outcomes);
   // parties named by a rule: found by exact name, created where the rule asks for it
   const wanted = outcomes.flatMap((o, i) => (o.party && 'name' in o.party && inputs[i].partyId === null && !inputs[i].partyName ? [o.party] : []));
-  const created = await findOrCreateParties(trx, userId, wanted.filter((p) => p.create).map((p) => p.name), now);
+  const created = await partiesNamed(wanted.filter((p) => p.create).map((p) => p.name));
   const found = await existingParties(trx, userId, wanted.filter((p) => !p.create).map((p) => p.name));
 
-  return inputs.map((input, i) => {
+  return inputs.map((input, i): Resolved => {
     const outcome = outcomes[i];
     if (outcome.applied.length === 0) return unchanged(input);
     const ruledParty = !outcome.party ? null : 'id' in outcome.party ? (live.parties.has(outcome.party.id) ? outcome.party.id : null) : (created.get(outcome.party.name) ?? found.get(outcome.party.name) ?? null);
+    const ruledPartyName = outcome.party && 'name' in outcome.party && (outcome.party.create || ruledParty !== null) ? outcome.party.name : null;
     const categoryIds = (outcome.categoryIds ?? []).filter((id) => live.categories.has(id));
     const metadata: JsonObject = { rules: outcome.applied };
     if (outcome.notes.length > 0) metadata.rule_notes = outcome.notes;
@@ -146,11 +172,12 @@ export async function applyRulesToMany(trx: Transaction<Database>, userId: numbe
       skippedBy: outcome.skippedBy ?? null,
       transferWalletId: outcome.transferWalletId !== undefined && live.wallets.has(outcome.transferWalletId) ? outcome.transferWalletId : null,
       applied: outcome.applied,
+      ruledParty: ruledParty !== null || ruledPartyName !== null ? { id: ruledParty, name: ruledPartyName } : undefined,
     };
   });
 }
 
-async function liveReferences(trx: Transaction<Database>, userId: number, outcomes: RuleOutcome[]) {
+async function liveReferences(trx: Kysely<Database>, userId: number, outcomes: RuleOutcome[]) {
   const ids = { categories: [] as number[], groups: [] as number[], parties: [] as number[], wallets: [] as number[] };
   for (const outcome of outcomes) {
     ids.categories.push(...(outcome.categoryIds ?? []));
@@ -166,21 +193,21 @@ async function liveReferences(trx: Transaction<Database>, userId: number, outcom
   };
 }
 
-async function namesOf(trx: Transaction<Database>, userId: number, inputs: RuleInput[]): Promise<Map<number, string>> {
+async function namesOf(trx: Kysely<Database>, userId: number, inputs: RuleInput[]): Promise<Map<number, string>> {
   const ids = [...new Set(inputs.flatMap((input) => (input.partyId !== null && !input.partyName ? [input.partyId] : [])))];
   if (ids.length === 0) return new Map();
   const rows = await trx.selectFrom('parties').select(['id', 'name']).where('user_id', '=', userId).where('id', 'in', ids).execute();
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-async function currenciesOf(trx: Transaction<Database>, userId: number, inputs: RuleInput[]): Promise<Map<number, string>> {
+async function currenciesOf(trx: Kysely<Database>, userId: number, inputs: RuleInput[]): Promise<Map<number, string>> {
   const ids = [...new Set(inputs.flatMap((input) => (input.walletId !== null && !input.currency ? [input.walletId] : [])))];
   if (ids.length === 0) return new Map();
   const rows = await trx.selectFrom('wallets').select(['id', 'currency']).where('user_id', '=', userId).where('id', 'in', ids).execute();
   return new Map(rows.map((row) => [row.id, row.currency]));
 }
 
-async function existingParties(trx: Transaction<Database>, userId: number, names: string[]): Promise<Map<string, number>> {
+async function existingParties(trx: Kysely<Database>, userId: number, names: string[]): Promise<Map<string, number>> {
   const unique = [...new Set(names)];
   if (unique.length === 0) return new Map();
   const rows = await trx.selectFrom('parties').select(['id', 'name']).where('user_id', '=', userId).where('name', 'in', unique).where('deleted_at', 'is', null).orderBy('id').execute();

@@ -7,6 +7,7 @@ import { moneyToJson } from '../../domain/money.js';
 import { notImportableReason } from '../../domain/statements/suggestions.js';
 import type { CsvReading } from '../../domain/statements/csv-statement.js';
 import type { AccountBalances } from '../../domain/statements/statement-line.js';
+import type { SuggestionRules } from '../shared/suggestion-rules.js';
 
 export type ImportSessionView = components['schemas']['ImportSession'];
 export type ImportSuggestionView = components['schemas']['ImportSuggestion'];
@@ -16,7 +17,29 @@ const PROCESSORS: ImportSessionView['processor'][] = ['csv', 'camt', 'ofx', 'doc
 
 const moneyOrNull = (value: string | null) => (value === null ? null : moneyToJson(value));
 
-export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionView {
+/** The suggestion as the review shows it: with what the user's rules will do to it, when given (suggestion-rules.ts). */
+export function toImportSuggestion(row: ImportSuggestionRow, ruled?: SuggestionRules): ImportSuggestionView {
+  const view = suggestionAsStored(row);
+  if (!ruled) return { ...view, rules: [], rule_changes: null };
+  return {
+    ...view,
+    ...(ruled.category && { category: ruled.category.name, category_name: ruled.category.name, category_id: ruled.category.id }),
+    ...(ruled.partyId !== null && { party_id: ruled.partyId }),
+    ...(ruled.description !== null && { description: ruled.description }),
+    not_importable_reason: view.not_importable_reason ?? ruled.skippedReason,
+    rules: ruled.rules,
+    rule_changes: {
+      category_ids: ruled.categoryIds,
+      party_id: ruled.partyId,
+      party_name: ruled.partyName,
+      description: ruled.description,
+      group_id: ruled.groupId,
+      skipped: ruled.skippedReason !== null,
+    },
+  };
+}
+
+function suggestionAsStored(row: ImportSuggestionRow): ImportSuggestionView {
   const duplicate = row.duplicate;
   const source = SOURCES.find((kind) => kind === row.document_type) ?? 'csv';
   return {
@@ -65,7 +88,7 @@ export function toImportSuggestion(row: ImportSuggestionRow): ImportSuggestionVi
 }
 
 /** The session with the suggestions given (all, or the range asked for) and the counts of all of them. */
-export function toImportSession(row: ImportSessionRow, suggestions: ImportSuggestionRow[], all: SuggestionCounts): ImportSessionView {
+export function toImportSession(row: ImportSessionRow, suggestions: ImportSuggestionRow[], all: SuggestionCounts, ruled = new Map<number, SuggestionRules>()): ImportSessionView {
   // counted once as analysis ends (markSessionReady)
   const notImportable = (row.metadata as { not_importable_count?: number } | null)?.not_importable_count ?? 0;
   const counts = { total_suggestions: all.total, duplicates_found: all.duplicates, not_importable_count: notImportable };
@@ -81,7 +104,7 @@ export function toImportSession(row: ImportSessionRow, suggestions: ImportSugges
     ...counts,
     error: row.error,
     metadata: referenceMetadata(row, counts),
-    suggestions: suggestions.map(toImportSuggestion),
+    suggestions: suggestions.map((suggestion) => toImportSuggestion(suggestion, ruled.get(suggestion.id))),
     csv_reading: csvReadingOf(row),
     statement_balances: statementBalancesOf(row).map(toStatementBalance),
     confirmed_at: row.confirmed_at?.toISOString() ?? null,

@@ -9,6 +9,8 @@
 //   upload to the last batch. The 200 rules are what a user writes: 150 `counterparty is
 //   "Händler N"` (set category and party by name), 30 `description contains`, 10 regexes,
 //   10 amount ranges; most lines match one.
+// - Review: after the analysis, GET /v1/import/sessions/{id} with its first 2,000 suggestions
+//   (a page of the review, each showing what the rules will do), timed apart from the import.
 // - Create: BENCH_RULES_CREATES POST /v1/transactions (default 300) per user, one user's then
 //   the other's in turn; median and mean. No rule matches these lines: the cost measured is
 //   reading and compiling the rules.
@@ -77,7 +79,7 @@ async function addRules(token: string, miss = false): Promise<void> {
 }
 
 /** Upload, analysis and whole-session confirm of `rows` lines; seconds from the upload to the end. */
-async function importOnce(token: string, rows: number, year: number): Promise<{ seconds: number; analyse: number; confirm: number }> {
+async function importOnce(token: string, rows: number, year: number): Promise<{ seconds: number; analyse: number; confirm: number; review: number }> {
   const data = bankExport(rows, `DE4450010517540${String(Date.now() % 1e7).padStart(7, '0')}`, year);
   const boundary = '----bench';
   const payload = Buffer.concat([
@@ -90,13 +92,16 @@ async function importOnce(token: string, rows: number, year: number): Promise<{ 
   if (res.statusCode !== 201) throw new Error(`analyze: ${res.statusCode} ${res.body.slice(0, 300)}`);
   const sessionId = res.json().data.id;
   await analyzeImportJob.run(jobCtx, { sessionId });
+  const reviewStarted = performance.now();
+  await call(token, 'GET', `/api/v1/import/sessions/${sessionId}?suggestions_limit=2000`);
+  const review = performance.now() - reviewStarted;
   const analysed = performance.now();
   await call(token, 'POST', '/api/v1/import/confirm', { session_id: sessionId, accept_all: true, auto_create_wallets: true, auto_create_parties: true });
   await confirmImportJob.run(jobCtx, { sessionId });
   const finished = performance.now();
   const session = await call(token, 'GET', `/api/v1/import/sessions/${sessionId}?suggestions_limit=0`);
   if (session.metadata?.confirm?.state !== 'done' || session.metadata.confirm.created_count !== rows) throw new Error(`confirm: ${JSON.stringify(session.metadata?.confirm)}`);
-  return { seconds: (finished - started) / 1000, analyse: (analysed - started) / 1000, confirm: (finished - analysed) / 1000 };
+  return { seconds: (finished - started - review) / 1000, analyse: (reviewStarted - started) / 1000, confirm: (finished - analysed) / 1000, review };
 }
 
 async function createsOnce(token: string, walletId: number, count: number): Promise<number[]> {
@@ -129,12 +134,12 @@ for (const user of [none, ruled, ...(missing ? [missing] : [])]) {
   await createsOnce(user.token, wallet, 20);
 }
 
-const imports: Record<'none' | 'rules' | 'miss', Array<{ seconds: number; analyse: number; confirm: number }>> = { none: [], rules: [], miss: [] };
+const imports: Record<'none' | 'rules' | 'miss', Array<{ seconds: number; analyse: number; confirm: number; review: number }>> = { none: [], rules: [], miss: [] };
 const creates: Record<'none' | 'rules', number[]> = { none: [], rules: [] };
 for (const [round, year] of [11, 12].entries()) {
   for (const [name, user] of [['none', none], ['rules', ruled], ...(missing ? [['miss', missing] as const] : [])] as const) {
     imports[name].push(await importOnce(user.token, ROWS, year));
-    console.log(`round ${round + 1} ${name}: import ${imports[name].at(-1)!.seconds.toFixed(1)} s (analyse ${imports[name].at(-1)!.analyse.toFixed(1)}, confirm ${imports[name].at(-1)!.confirm.toFixed(1)})`);
+    console.log(`round ${round + 1} ${name}: import ${imports[name].at(-1)!.seconds.toFixed(1)} s (analyse ${imports[name].at(-1)!.analyse.toFixed(1)}, confirm ${imports[name].at(-1)!.confirm.toFixed(1)}); review page ${imports[name].at(-1)!.review.toFixed(0)} ms`);
   }
 }
 
