@@ -2,7 +2,6 @@
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { PREPARE_ONCE } from './kept-plans.js';
-import { syncHorizonExpression } from './sync-horizon.js';
 import { USER_RECORD_COLUMNS } from './users.js';
 
 export async function insertToken(db: Kysely<Database>, userId: number, jti: string, expiresAt: Date, name = 'api') {
@@ -13,13 +12,13 @@ export async function insertToken(db: Kysely<Database>, userId: number, jti: str
     .executeTakeFirstOrThrow();
 }
 
-function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date, withHorizon: boolean) {
+function liveTokenWithUser(db: Kysely<Database>, jti: string, now: Date) {
   // an MCP token (migration 039) never authenticates an API request
-  return liveRowWithUser(db, jti, withHorizon).where('tokens.kind', '=', 'api').where('tokens.expires_at', '>', now);
+  return liveRowWithUser(db, jti).where('tokens.kind', '=', 'api').where('tokens.expires_at', '>', now);
 }
 
 /** A token row named by `jti`, not revoked, with its user and what a request reads with it. */
-function liveRowWithUser(db: Kysely<Database>, jti: string, withHorizon: boolean) {
+function liveRowWithUser(db: Kysely<Database>, jti: string) {
   return db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
@@ -30,8 +29,6 @@ function liveRowWithUser(db: Kysely<Database>, jti: string, withHorizon: boolean
       eb.fn.coalesce('user_versions.version', eb.lit(0)).as('dataVersion'),
       'user_versions.changed_at as dataChangedAt',
       eb.selectFrom('shared_versions').select('version').where('name', '=', 'exchange_rates').as('ratesVersion'),
-      // a feed's sync horizon, read before anything the request reads (db/sync-horizon.ts): no round trip of its own
-      (withHorizon ? syncHorizonExpression() : sql<Date | null>`null`).as('syncHorizon'),
     ])
     .where('tokens.jti', '=', jti)
     .where('tokens.revoked_at', 'is', null);
@@ -43,18 +40,19 @@ type LiveTokenWithUser = Awaited<ReturnType<ReturnType<typeof liveTokenWithUser>
 // where the values go, instead of through Kysely's immutable builders on every request.
 const JTI_MARK = '\u0000jti';
 const NOW_MARK = new Date(0);
-const liveTokenStatements = new Map<boolean, CompiledQuery>();
+let liveTokenStatement: CompiledQuery | undefined;
 
 /**
  * The live token named by `jti` with its user, in one query; undefined when revoked or expired.
- * `withHorizon`: with the sync horizon too (`syncHorizon`; null without), for a request that reads a feed.
+ * It reads no sync horizon: that costs a scan of every backend's state (pg_stat_get_activity),
+ * which a kept answer never needs, so a feed reads it only when it reads rows (db/feed.ts).
  */
-export async function findLiveTokenWithUser(db: Kysely<Database>, jti: string, now: Date, withHorizon = false): Promise<LiveTokenWithUser> {
-  let statement = liveTokenStatements.get(withHorizon);
+export async function findLiveTokenWithUser(db: Kysely<Database>, jti: string, now: Date): Promise<LiveTokenWithUser> {
+  let statement = liveTokenStatement;
   if (!statement) {
-    const compiled = liveTokenWithUser(db, JTI_MARK, NOW_MARK, withHorizon).compile();
+    const compiled = liveTokenWithUser(db, JTI_MARK, NOW_MARK).compile();
     // every request runs it: prepared once per connection (db/kept-plans.ts)
-    liveTokenStatements.set(withHorizon, (statement = { ...compiled, sql: PREPARE_ONCE + compiled.sql }));
+    liveTokenStatement = statement = { ...compiled, sql: PREPARE_ONCE + compiled.sql };
   }
   const parameters = statement.parameters.map((value) => (value === JTI_MARK ? jti : value === NOW_MARK ? now : value));
   const { rows } = await db.executeQuery<NonNullable<LiveTokenWithUser>>({ ...statement, parameters });
@@ -81,7 +79,7 @@ export async function insertMcpToken(db: Kysely<Database>, userId: number, jti: 
 
 /** The live MCP token named by `jti` with its user and scopes (an API token is not one); undefined when revoked. */
 export async function findLiveMcpTokenWithUser(db: Kysely<Database>, jti: string, now: Date) {
-  return liveRowWithUser(db, jti, false)
+  return liveRowWithUser(db, jti)
     .select(['tokens.scopes', 'tokens.last_used_at as tokenLastUsedAt'])
     .where('tokens.kind', '=', 'mcp')
     .where((eb) => eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now)]))

@@ -72,7 +72,7 @@ export const transactionHandlers = {
   listTransactions: async (ctx: HandlerContext<'listTransactions'>) => {
     const filters = await listFilters(ctx);
     // one pass gives the totals and the plain list's count (totals ignore synced_since); it runs
-    // beside the page, whose sync horizon was read with the token
+    // beside the page (which reads its sync horizon first)
     const counted = transactionTotals(ctx.db, ctx.user.id, filters);
     // a list that fails before it waits for the totals (a 422 on its parameters) gets its own error
     counted.catch(() => undefined);

@@ -62,13 +62,13 @@ export class TokenService {
     return { token, expiresAt };
   }
 
-  /** The user behind an `Authorization: Bearer …` header, or a 401; `withHorizon` reads the sync horizon with it. */
-  async authenticate(db: Kysely<Database>, header: string | undefined, now: Date, withHorizon = false): Promise<AuthUser> {
+  /** The user behind an `Authorization: Bearer …` header, or a 401. */
+  async authenticate(db: Kysely<Database>, header: string | undefined, now: Date): Promise<AuthUser> {
     const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (!match) throw unauthorized();
     const claims = await this.verify(match[1], now);
     if (!claims || claims.expiresAtMs <= now.getTime()) throw unauthorized();
-    const row = await findLiveTokenWithUser(db, claims.jti, now, withHorizon);
+    const row = await findLiveTokenWithUser(db, claims.jti, now);
     if (!row) throw unauthorized();
     return row;
   }
@@ -98,7 +98,7 @@ export class TokenService {
     if (!row) return undefined;
     const { scopes, tokenLastUsedAt, ...user } = row;
     await touchMcpToken(db, user.tokenId, tokenLastUsedAt, now);
-    return { ...user, syncHorizon: null, scopes: new Set((scopes ?? '').split(' ').filter((s): s is McpScope => s === 'read' || s === 'write')) };
+    return { ...user, scopes: new Set((scopes ?? '').split(' ').filter((s): s is McpScope => s === 'read' || s === 'write')) };
   }
 
   private readonly verifiedMcp = new LRUCache<string, string>({ max: 1_000 });

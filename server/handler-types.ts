@@ -44,8 +44,6 @@ export type AuthUser = UserRecord & {
   dataChangedAt: Date | null;
   /** The exchange rates' version, for the answers that convert with them. */
   ratesVersion: number | null;
-  /** The sync horizon (db/sync-horizon.ts), read with the token for operations that take `synced_since`; null for the others. */
-  syncHorizon: Date | null;
 };
 
 export interface HandlerContext<O extends OperationId> {

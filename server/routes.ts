@@ -61,7 +61,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: RouteDeps): 
       config: { operationId: operation.operationId },
       // stored files go as stored (server/compression.ts), with their length
       ...(STORED_FILES.has(operation.operationId) && { compress: false as const }),
-      onRequest: operation.public ? undefined : authenticate(deps, operation.tag === ADMIN_TAG, readsFeed(operation, deps.contract)),
+      onRequest: operation.public ? undefined : authenticate(deps, operation.tag === ADMIN_TAG),
       preHandler: deps.rateLimits.forOperation(operation) as preHandlerHookHandler[],
       onSend: operation.deprecation ? deprecationHook(operation, deps.docsPrefix) : undefined,
       handler: (request, reply) => runOperation(operation, deps, request, reply),
@@ -76,14 +76,9 @@ const STORED_FILES = new Set(['downloadFile']);
 /** Operations of this tag are for accounts with the admin role only. */
 const ADMIN_TAG = 'Admin';
 
-/** A GET that may answer a sync feed: its token's statement reads the sync horizon too (one round trip less). */
-function readsFeed(operation: OperationInfo, contract: Contract): boolean {
-  return operation.method === 'GET' && contract.takesQuery(operation.operationId, 'synced_since');
-}
-
-function authenticate(deps: RouteDeps, adminOnly: boolean, withHorizon: boolean) {
+function authenticate(deps: RouteDeps, adminOnly: boolean) {
   return async (request: FastifyRequest) => {
-    request.user = await deps.tokens.authenticate(deps.db, request.headers.authorization, deps.services.now(), withHorizon);
+    request.user = await deps.tokens.authenticate(deps.db, request.headers.authorization, deps.services.now());
     // Checked once here, before the body is read: 401 first, then 403 for any other account.
     if (adminOnly && request.user.role !== 'admin') throw forbidden('Forbidden. You do not have the required role.');
   };

@@ -94,8 +94,6 @@ export function feedOptions(query: ListQuery, now: Date, order: FeedOptions['ord
     ...(reader ? { horizonRead: (horizon: Date) => heldBackBy(reader.request, reader.user, horizon) } : {}),
     // deep pages start at a kept key of the same list as the data stands at this version (db/page-anchors.ts)
     ...(reader && !cursor ? { anchorList: `${reader.user.id}\n${reader.user.dataVersion}\n${listKey(query)}` } : {}),
-    // read with the token (server/routes.ts) when the operation takes synced_since
-    ...(reader?.user.syncHorizon ? { horizon: Promise.resolve(reader.user.syncHorizon) } : {}),
   };
 }
 
