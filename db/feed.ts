@@ -10,7 +10,7 @@
 // - page N of a `synced_since` feed continues after the last row that page N-1 gave the same
 //   token (a page mark), not at an offset that concurrent edits and deletes shift;
 // - a `synced_since` in the future is read as "now" and never echoed back.
-import { sql, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import { syncHorizon } from './sync-horizon.js';
 import type { SyncedTable } from './sync.js';
@@ -100,6 +100,17 @@ export interface FeedOptions {
   horizonRead?: (horizon: Date) => void;
   /** Which list this is, as the data stands (user, data version, every parameter but the page's): its page anchors' key. */
   anchorList?: string;
+  /**
+   * Where the row at a position of a plain list starts, known without walking the rows before it
+   * (the transaction list's day counts, db/transaction-positions.ts); null past the list's end.
+   */
+  pageStart?: (offset: number) => Promise<PageStart | null>;
+}
+
+/** The rows of a list from `position` on are the list's rows matching `where`, in its order. */
+export interface PageStart {
+  position: number;
+  where: RawBuilder<boolean>;
 }
 
 /** Sort keys, most significant first: `[column, direction]`. */
@@ -118,6 +129,9 @@ function ordered<Q extends SelectQueryBuilder<any, any, any>>(query: Q, order: L
  * first does, the middle of the list the most).
  */
 const DEEP_OFFSET = 10_000;
+
+/** Rows an offset may skip before a page asks where it starts (`pageStart`, one statement) instead. */
+const KNOWN_START_FROM = 1_000;
 
 export interface PageMeta {
   last_sync: string;
@@ -180,8 +194,8 @@ async function plainPage<Row extends StampedRow>(
   const anchors = anchorsOf(db, table, options);
   // a page far from any known start waits for the count to know which end of the list is nearer
   const near = anchors && keyable(options.order) ? anchors.store.nearest(anchors.list, offset) : undefined;
-  const known = offset - (near?.position ?? 0) >= DEEP_OFFSET && options.order.length > 0 ? await count() : undefined;
-  const capped = pageRows(live, ids, table, { order: options.order, limit: options.limit, offset, total: known, anchors }).then((rows) => capAtHorizon(rows, horizon));
+  const known = offset - (near?.position ?? 0) >= DEEP_OFFSET && options.order.length > 0 && !options.pageStart ? await count() : undefined;
+  const capped = pageRows(live, ids, table, { order: options.order, limit: options.limit, offset, total: known, anchors, start: options.pageStart }).then((rows) => capAtHorizon(rows, horizon));
   // a first page shorter than the limit holds every live row: no count (lists of a few records)
   const total = known ?? (offset === 0 && !options.countLive ? capped.then((rows) => (rows.length < options.limit ? rows.length : count())) : count());
   const [rows, totalRows] = await Promise.all([capped, total, capped.then((rows) => options.alongside?.(rows))]);
@@ -207,15 +221,16 @@ interface ListAnchors {
  * reads just those rows: two statements, because as one (`id in (…)`) a table without fresh
  * statistics (a bulk import, or the embedded database, which has no autovacuum) was planned as
  * a nested loop that ran the skipping scan once per row (10,000 rows: a minute). Where the ids
- * start: after a page anchor of the same list (db/page-anchors.ts) when one is near; else, given
- * the rows' `total`, a page nearer the end is found from the end; else by offset. Every page
- * leaves the anchors of both its ends.
+ * start: after a page anchor of the same list (db/page-anchors.ts) when one is near; else at a
+ * known start (`start`, e.g. the first row of the page's day) when it is nearer; else, given the
+ * rows' `total`, a page nearer the end is found from the end; else by offset. Every page leaves
+ * the anchors of both its ends.
  */
 async function pageRows<Row>(
   query: SelectQueryBuilder<any, string, Row>,
   ids: SelectQueryBuilder<any, string, any>,
   table: SyncedTable,
-  page: { order: ListOrder; limit: number; offset: number; total?: number; anchors?: ListAnchors },
+  page: { order: ListOrder; limit: number; offset: number; total?: number; anchors?: ListAnchors; start?: FeedOptions['pageStart'] },
 ): Promise<Row[]> {
   const { order, limit, offset, total, anchors } = page;
   if (total !== undefined && offset >= total) return [];
@@ -227,19 +242,24 @@ async function pageRows<Row>(
     return found;
   }
   const anchor = anchors && keyable(order) ? anchors.store.nearest(anchors.list, offset) : undefined;
+  const anchored: PageStart | undefined = anchor && { position: anchor.position, where: afterRow(table, order, anchor.afterId) };
+  // a known start costs a statement: asked only when no anchor puts the page within reach
+  const known = page.start && offset - (anchor?.position ?? 0) > KNOWN_START_FROM ? await page.start(offset) : undefined;
+  if (known === null) return [];
+  const from = known && (!anchored || known.position > anchored.position) ? known : anchored;
   const fromEnd = total !== undefined && offset > total / 2 ? total - offset : Infinity;
-  if (anchor && offset - anchor.position <= Math.min(offset, fromEnd)) {
-    // from the anchor's key; one row more when the page does not start at it, whose id anchors this page's start
-    const skip = offset - anchor.position;
+  if (from && offset - from.position <= Math.min(offset, fromEnd)) {
+    // from the start's key; one row more when the page does not start at it, whose id anchors this page's start
+    const skip = offset - from.position;
     const before = skip > 0 ? 1 : 0;
     if (skip <= limit) {
       // a few rows to skip: the page's rows in one statement, as a first page reads them
-      const rows = (await ordered(query.where(afterRow(table, order, anchor.afterId)), order).limit(limit + before).offset(skip - before).execute()) as Row[];
+      const rows = (await ordered(query.where(from.where), order).limit(limit + before).offset(skip - before).execute()) as Row[];
       if (before && rows.length > 0) record(offset, rows.shift());
       if (rows.length > 0) record(offset + rows.length, rows.at(-1));
       return rows;
     }
-    found = await ordered(ids.where(afterRow(table, order, anchor.afterId)), order).limit(limit + before).offset(skip - before).execute();
+    found = await ordered(ids.where(from.where), order).limit(limit + before).offset(skip - before).execute();
     if (before && found.length > 0) record(offset, found.shift());
   } else if (fromEnd !== Infinity) {
     // rows [offset, end) counted from the end are [total - end, total - offset)

@@ -395,6 +395,14 @@ export interface TransactionListTotalsTable {
   total: Numeric;
 }
 
+/** Live transactions per wallet and UTC day of `datetime` (migration 047): where deep list pages start. */
+export interface TransactionDayCountsTable {
+  user_id: number;
+  wallet_id: number;
+  day: string;
+  count: number;
+}
+
 /** Deltas of a session's suggestion counts, one row per statement that changed them (migration 025); summed on read. */
 export interface ImportSuggestionCountsTable {
   import_session_id: number;
@@ -810,6 +818,7 @@ export interface Database extends WebhookTables, PushTables, BankTables {
   transactions: TransactionsTable;
   transaction_categories: TransactionCategoriesTable;
   transaction_list_totals: TransactionListTotalsTable;
+  transaction_day_counts: TransactionDayCountsTable;
   recurring_rules: RecurringRulesTable;
   refunds: RefundsTable;
 

@@ -6,6 +6,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import type { Database } from '../db/schema.js';
 import { loadTransactionDetails } from '../db/transaction-details.js';
+import { transactionPageStarts } from '../db/transaction-positions.js';
 import {
   lockLiveTransaction,
   selectTransactions,
@@ -82,6 +83,7 @@ export const transactionHandlers = {
       transactions.list(ctx, (q) => whereMatches(q, filters), {
         countLive: async () => (await counted).count,
         alongside: (rows) => (views = present(ctx, rows)),
+        pageStart: transactionPageStarts(ctx.db, ctx.user.id, filters, ctx.query.no_client_id),
       }),
       counted,
     ]);

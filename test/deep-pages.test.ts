@@ -135,3 +135,47 @@ t.test('a sync feed jumped into without a mark starts at a kept anchor: the same
     t.same(res.body.data.data.map((row: { id: number }) => row.id), ids.slice((n - 1) * limit, n * limit), `sync page ${n}`);
   }
 });
+
+// A cold jump (no anchor at this data version) starts at the first row of the page's day, from
+// the live rows' counts per wallet and UTC day (migration 047), kept by triggers through every
+// write: inserts, deletes, restores, rows moved to another day or wallet.
+t.test('the day counts stay exact through writes, and every cold jump is its offset slice', async (t) => {
+  const recount = async () => {
+    const kept = await sql<{ wallet_id: number; day: string; count: number }>`
+      select wallet_id, day::text, count from transaction_day_counts where user_id = ${owner.user.id} and count <> 0 order by wallet_id, day`.execute(api.db);
+    const live = await sql<{ wallet_id: number; day: string; count: number }>`
+      select wallet_id, ((datetime at time zone 'UTC')::date)::text as day, count(*)::bigint as count from transactions
+       where user_id = ${owner.user.id} and deleted_at is null group by 1, 2 order by 1, 2`.execute(api.db);
+    return [kept.rows.map((r) => `${r.wallet_id} ${r.day} ${Number(r.count)}`), live.rows.map((r) => `${r.wallet_id} ${r.day} ${Number(r.count)}`)];
+  };
+  const [kept, live] = await recount();
+  t.same(kept, live, 'after the bulk insert and the changes of the tests above');
+
+  const created = [];
+  for (let i = 0; i < 12; i++) {
+    const res = await api.request('POST', '/api/v1/transactions', {
+      token: owner.token,
+      body: { wallet_id: i % 2 ? first : second, type: 'income', amount: i + 1.5, datetime: `2024-0${1 + (i % 6)}-1${i % 9}T23:30:00.000Z`, description: `api ${i}` },
+    });
+    t.equal(res.status, 201, JSON.stringify(res.body.errors ?? ''));
+    created.push(res.body.data.id as number);
+  }
+  // a row moved to another day and wallet, one to another day, two deleted, one deleted and restored in SQL
+  t.equal((await api.request('PUT', `/api/v1/transactions/${created[0]}`, { token: owner.token, body: { datetime: '2024-03-31T00:10:00.000Z', wallet_id: first } })).status, 200);
+  t.equal((await api.request('PUT', `/api/v1/transactions/${created[1]}`, { token: owner.token, body: { datetime: '2023-12-31T23:59:59.000Z' } })).status, 200);
+  for (const id of created.slice(2, 4)) t.equal((await api.request('DELETE', `/api/v1/transactions/${id}`, { token: owner.token })).status, 200);
+  await sql`update transactions set deleted_at = now() where id = ${created[4]}`.execute(api.db);
+  await sql`update transactions set deleted_at = null where id = ${created[4]}`.execute(api.db);
+  const [keptAfter, liveAfter] = await recount();
+  t.same(keptAfter, liveAfter, 'after creates, moves, deletes and a restore');
+
+  // cold jumps at this data version, deepest first so no anchor of this version is nearer
+  for (const [label, filter, query] of [['every transaction', {}, ''], ['one wallet', { walletId: second }, `&wallet_ids=${second}`]] as const) {
+    const ids = await expectedIds(filter);
+    for (const [n, limit] of [[Math.ceil(ids.length / 50) - 3, 50], [150, 40], [61, 100], [23, 50], [12, 100]] as const) {
+      const res = await page(`page=${n}&limit=${limit}${query}`);
+      t.equal(res.status, 200);
+      t.same(res.body.data.data.map((row: { id: number }) => row.id), ids.slice((n - 1) * limit, n * limit), `${label}: page ${n} at limit ${limit}`);
+    }
+  }
+});

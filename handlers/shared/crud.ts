@@ -80,7 +80,7 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
       ctx: Ctx & { query: ListQuery },
       filter: (q: SelectQueryBuilder<any, any, Row>) => SelectQueryBuilder<any, any, Row> = (q) => q,
       /** What the resource knows or reads on its own: see FeedOptions. */
-      feed: { countLive?: FeedOptions['countLive']; alongside?: (rows: Row[]) => Promise<unknown>; horizon?: FeedOptions['horizon'] } = {},
+      feed: Pick<FeedOptions, 'countLive' | 'horizon' | 'pageStart'> & { alongside?: (rows: Row[]) => Promise<unknown> } = {},
     ) {
       const bare = config.bare && filter(config.bare(ctx.db, ctx.user.id));
       const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx), ...feed, bare };
