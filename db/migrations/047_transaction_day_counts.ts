@@ -19,11 +19,11 @@ import { sql, type Kysely } from 'kysely';
 
 // contribution of transaction rows `rows` (a transition table or the table)
 const fromTransactions = (rows: string, sign: string) => `
-  select r.user_id, r.wallet_id, (r.datetime at time zone 'UTC')::date as day, ${sign}::bigint as count
+  select r.user_id, r.wallet_id, (r.datetime at time zone 'UTC')::date as day, ${sign}::int as count
     from ${rows} r where r.deleted_at is null`;
 
 const delta = (changes: string) => `
-  select user_id, wallet_id, day, sum(count) as count from (${changes}) c
+  select user_id, wallet_id, day, sum(count)::int as count from (${changes}) c
    group by user_id, wallet_id, day having sum(count) <> 0`;
 
 const upsert = (changes: string) => `
@@ -41,7 +41,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('wallet_id', 'bigint', (c) => c.notNull())
     .addColumn('day', 'date', (c) => c.notNull())
-    .addColumn('count', 'bigint', (c) => c.notNull())
+    .addColumn('count', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('transaction_day_counts_pkey', ['wallet_id', 'day'])
     .execute();
   await sql`create index transaction_day_counts_user_day_idx on transaction_day_counts (user_id, day desc) include (count)`.execute(db);
