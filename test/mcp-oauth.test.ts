@@ -351,3 +351,33 @@ t.test('a read-scope grant cannot call a write tool', async (t) => {
   t.equal(refreshed.body.scope, 'read', 'a refresh keeps the scope');
   t.match((await postForm('/oauth/token', { grant_type: 'refresh_token', client_id: tokens.clientId, refresh_token: refreshed.body.refresh_token, scope: 'read write' })).body, { error: 'invalid_scope' });
 });
+
+t.test('the consent sign-in is throttled as the login is, registration and tokens as public routes', async (t) => {
+  const limited = await startApp(t, { rateLimitAuth: 2, rateLimitApi: 2, database: api.database });
+  const inject = (method: 'GET' | 'POST', url: string, payload?: string, type = 'application/x-www-form-urlencoded') =>
+    limited.app.inject({ method, url, payload, headers: payload ? { 'content-type': type } : {} });
+  const registered = await inject('POST', '/oauth/register', JSON.stringify({ redirect_uris: [REDIRECT] }), 'application/json');
+  t.equal(registered.statusCode, 201);
+  const clientId = registered.json().client_id;
+  const page = await inject('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' })}`);
+  const sealed = /name="request" value="([^"]+)"/.exec(page.body)![1];
+  const attempt = () => inject('POST', '/oauth/authorize', new URLSearchParams({ request: sealed, email: owner.email, password: 'guess', decision: 'approve' }).toString());
+  t.equal((await attempt()).statusCode, 401);
+  t.equal((await attempt()).statusCode, 401);
+  const refused = await attempt();
+  t.equal(refused.statusCode, 429, 'the third guess in a minute is refused');
+  t.ok(refused.headers['retry-after']);
+  t.match(refused.body, /Too many requests/);
+
+  const third = await inject('POST', '/oauth/register', JSON.stringify({ redirect_uris: [REDIRECT] }), 'application/json');
+  t.equal(third.statusCode, 429, 'registration counts per IP with the public routes');
+  t.equal(third.json().error, 'temporarily_unavailable');
+});
+
+t.test('MCP_OAUTH_ENABLED=0: personal tokens only, no authorization server', async (t) => {
+  const plain = await startApp(t, { mcpOAuth: { ...api.config.mcpOAuth, enabled: false }, database: api.database });
+  t.equal((await plain.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).statusCode, 404);
+  t.equal((await plain.app.inject({ method: 'POST', url: '/oauth/register', payload: { redirect_uris: [REDIRECT] } })).statusCode, 404);
+  const resource = (await plain.app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' })).json();
+  t.notOk('authorization_servers' in resource);
+});
