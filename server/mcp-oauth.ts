@@ -217,7 +217,9 @@ export function registerMcpOAuth(app: FastifyInstance, deps: Deps, resource: str
       const refused = await refusedByLimit(deps.rateLimits.forMcpOAuth('public'), request, reply);
       if (refused) return sendOAuthError(reply, new OAuthError('temporarily_unavailable', refused, 429));
       const form = stringsOf(request.body);
-      const client = form.client_id ? await findOauthClient(deps.db, form.client_id) : undefined;
+      // a client that authenticates by HTTP Basic names itself there (its secret, if any, means nothing: every client is public)
+      const clientId = form.client_id ?? basicClientId(request.headers.authorization);
+      const client = clientId ? await findOauthClient(deps.db, clientId) : undefined;
       if (!client) throw new OAuthError('invalid_client', 'Unknown client_id: register the client first.', 401);
       const ctx = { db: deps.db, services: deps.services, client, resource, form };
       const answer =
@@ -243,6 +245,19 @@ async function signedInUser(deps: Deps, email: string | undefined, password: str
   const user = await findUserForLogin(deps.db, { email: email.trim() });
   const valid = await verifyPassword(user?.password_hash ?? null, password, deps.services.config.passwordHashing);
   return valid && user ? user : undefined;
+}
+
+/** The client id of an `Authorization: Basic` header (RFC 6749 §2.3.1: form-encoded, then base64). */
+function basicClientId(header: string | undefined): string | undefined {
+  const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header) : null;
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const id = decoded.slice(0, decoded.includes(':') ? decoded.indexOf(':') : undefined);
+  try {
+    return decodeURIComponent(id.replace(/\+/g, ' ')) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A query or form as strings: a repeated parameter is not one (RFC 6749 §3.1), so it counts as absent. */

@@ -72,7 +72,8 @@ export function registerMcp(app: FastifyInstance, deps: ToolDeps & { rateLimits:
         if (!request.mcpUser) {
           return reply
             .code(401)
-            .header('www-authenticate', `Bearer realm="mcp", resource_metadata="${metadataUrl}"`)
+            // RFC 6750 §3.1: a token was sent but is not (or no longer) valid: an OAuth client refreshes it
+            .header('www-authenticate', `Bearer realm="mcp", resource_metadata="${metadataUrl}"${request.headers.authorization ? ', error="invalid_token"' : ''}`)
             .send({
               error: 'invalid_token',
               error_description: config.mcpOAuth.enabled

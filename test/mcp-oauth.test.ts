@@ -173,7 +173,9 @@ t.test('the official client connects by URL alone: discovery, registration, cons
   const before = provider.saved.refresh_token;
   clockOffsetMs += 3_700_000;
   t.teardown(() => void (clockOffsetMs -= 3_700_000));
-  t.equal(await rpcStatus(provider.saved.access_token), 401, 'an expired access token is refused');
+  const expired = await fetch(`${base}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${provider.saved.access_token}`, 'content-type': 'application/json' }, body: '{}' });
+  t.equal(expired.status, 401, 'an expired access token is refused');
+  t.match(expired.headers.get('www-authenticate'), /error="invalid_token"/);
   const again = await connectWith(t, provider);
   t.ok((await again.listTools()).tools.length > 0, 'served after the refresh');
   t.not(provider.saved.refresh_token, before, 'the refresh token rotated');
@@ -299,6 +301,13 @@ t.test('the token endpoint: PKCE verifier, single-use and short-lived codes, red
   t.equal(unknown.status, 401);
   t.equal(unknown.body.error, 'invalid_client');
   t.match((await postForm('/oauth/token', { grant_type: 'password', client_id: otherClient })).body, { error: 'unsupported_grant_type' });
+  const basic = await rawCode(owner);
+  const byBasic = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { ...FORM, authorization: `Basic ${Buffer.from(`${basic.clientId}:ignored`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: basic.code, code_verifier: basic.verifier, redirect_uri: REDIRECT }),
+  });
+  t.equal(byBasic.status, 200, 'a client naming itself by HTTP Basic, without resource (bound to /mcp all the same)');
   t.match((await postForm('/oauth/token', { grant_type: 'authorization_code', client_id: otherClient, code: 'nonsense', code_verifier: pkce().verifier, redirect_uri: REDIRECT })).body, { error: 'invalid_grant' });
 });
 
@@ -380,4 +389,15 @@ t.test('MCP_OAUTH_ENABLED=0: personal tokens only, no authorization server', asy
   t.equal((await plain.app.inject({ method: 'POST', url: '/oauth/register', payload: { redirect_uris: [REDIRECT] } })).statusCode, 404);
   const resource = (await plain.app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' })).json();
   t.notOk('authorization_servers' in resource);
+});
+
+t.test('a PUBLIC_URL with a path: the issuer has it, and the metadata answers at the path-suffixed address too', async (t) => {
+  const behindProxy = await startApp(t, { publicUrl: 'https://money.example.com/finance', database: api.database });
+  for (const url of ['/.well-known/oauth-authorization-server/finance', '/.well-known/oauth-authorization-server']) {
+    const metadata = (await behindProxy.app.inject({ method: 'GET', url })).json();
+    t.match(metadata, { issuer: 'https://money.example.com/finance', token_endpoint: 'https://money.example.com/finance/oauth/token' }, url);
+  }
+  const resource = (await behindProxy.app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' })).json();
+  t.same(resource.authorization_servers, ['https://money.example.com/finance']);
+  t.equal(resource.resource, 'https://money.example.com/finance/mcp');
 });
