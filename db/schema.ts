@@ -179,8 +179,10 @@ export interface TokensTable {
   kind: Generated<'api' | 'mcp'>;
   /** MCP tokens: what they may do, space-separated ('read write'); null for API tokens. */
   scopes: string | null;
-  /** Null for MCP personal tokens, which live until revoked. */
+  /** Null for MCP personal tokens and OAuth grants, which live until revoked. */
   expires_at: NullableTimestamp;
+  /** An MCP OAuth grant (044): the client the user approved; null for every other token. */
+  oauth_client_id: string | null;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
   created_at: TimestampWithDefault;
@@ -794,11 +796,49 @@ export interface FileBlobChunksTable {
   bytes: Buffer;
 }
 
+// ---- 044 MCP OAuth ---------------------------------------------------------------------------
+
+/** A client registered by RFC 7591 dynamic registration: public, no secret. */
+export interface McpOauthClientsTable {
+  client_id: string;
+  client_name: string;
+  /** The registered redirect URIs, a JSON array of strings. */
+  redirect_uris: string;
+  created_at: TimestampWithDefault;
+}
+
+/** An authorization code, by its SHA-256: single use; token_id is the grant it was exchanged for. */
+export interface McpOauthCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: number;
+  redirect_uri: string;
+  code_challenge: string;
+  scopes: string;
+  resource: string;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  token_id: number | null;
+  created_at: TimestampWithDefault;
+}
+
+/** A refresh token of a grant (token_id), by its SHA-256: rotated on use. */
+export interface McpOauthRefreshTokensTable {
+  token_hash: string;
+  token_id: number;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  created_at: TimestampWithDefault;
+}
+
 // ---- the database ----------------------------------------------------------------------------
 
 export interface Database extends WebhookTables, PushTables, BankTables {
   users: UsersTable;
   tokens: TokensTable;
+  mcp_oauth_clients: McpOauthClientsTable;
+  mcp_oauth_codes: McpOauthCodesTable;
+  mcp_oauth_refresh_tokens: McpOauthRefreshTokensTable;
   devices: DevicesTable;
   sync_page_marks: SyncPageMarksTable;
   oauth_accounts: OauthAccountsTable;

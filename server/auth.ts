@@ -88,11 +88,31 @@ export class TokenService {
     return { id: row.id, name: row.name, token, scopes: [...scopes] };
   }
 
-  /** The user behind an MCP token (`Authorization: Bearer …` at /mcp), or undefined: an API token is not one. */
-  async authenticateMcp(db: Kysely<Database>, header: string | undefined, now: Date): Promise<McpUser | undefined> {
+  /**
+   * An OAuth access token for /mcp (docs/mcp.md, "OAuth"): a JWT for the audience `resource`
+   * (RFC 8707: PUBLIC_URL/mcp) naming its grant's row, with a short expiry. The row is checked on
+   * every request as a personal token's is, so revoking the grant refuses it at once.
+   */
+  async issueMcpAccess(grant: { jti: string; userId: number; clientId: string }, resource: string, now: Date, ttlSeconds: number): Promise<string> {
+    return new SignJWT({ client_id: grant.clientId })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setIssuer(ISSUER)
+      .setAudience(resource)
+      .setSubject(String(grant.userId))
+      .setJti(grant.jti)
+      .setIssuedAt(Math.floor(now.getTime() / 1000))
+      .setExpirationTime(Math.floor(now.getTime() / 1000) + ttlSeconds)
+      .sign(await this.hmacKey());
+  }
+
+  /**
+   * The user behind an MCP token (`Authorization: Bearer …` at /mcp), or undefined: an API token
+   * is not one. `resource` (PUBLIC_URL/mcp) is the audience OAuth access tokens must name.
+   */
+  async authenticateMcp(db: Kysely<Database>, header: string | undefined, now: Date, resource?: string): Promise<McpUser | undefined> {
     const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (!match) return undefined;
-    const jti = await this.verifyMcp(match[1], now);
+    const jti = await this.verifyMcp(match[1], now, resource);
     if (!jti) return undefined;
     const row = await findLiveMcpTokenWithUser(db, jti, now);
     if (!row) return undefined;
@@ -101,15 +121,23 @@ export class TokenService {
     return { ...user, scopes: new Set((scopes ?? '').split(' ').filter((s): s is McpScope => s === 'read' || s === 'write')) };
   }
 
-  private readonly verifiedMcp = new LRUCache<string, string>({ max: 1_000 });
+  /** Verified MCP tokens: the row's jti and, for OAuth access tokens, when they expire. */
+  private readonly verifiedMcp = new LRUCache<string, { jti: string; expiresAtMs: number | undefined; audience: string }>({ max: 1_000 });
 
-  private async verifyMcp(token: string, now: Date): Promise<string | undefined> {
+  private async verifyMcp(token: string, now: Date, resource: string | undefined): Promise<string | undefined> {
     const known = this.verifiedMcp.get(token);
-    if (known) return known;
+    if (known) {
+      const live = (known.expiresAtMs === undefined || known.expiresAtMs > now.getTime()) && (known.audience === MCP_AUDIENCE || known.audience === resource);
+      return live ? known.jti : undefined;
+    }
     try {
-      const { payload } = await jwtVerify(token, await this.hmacKey(), { algorithms: ['HS256'], issuer: ISSUER, audience: MCP_AUDIENCE, currentDate: now });
+      const audience = resource ? [MCP_AUDIENCE, resource] : MCP_AUDIENCE;
+      const { payload } = await jwtVerify(token, await this.hmacKey(), { algorithms: ['HS256'], issuer: ISSUER, audience, currentDate: now });
       if (!payload.jti) return undefined;
-      this.verifiedMcp.set(token, payload.jti);
+      const tokenAudience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
+      // a personal token never expires; an OAuth access token must (a leaked one dies on its own)
+      if (tokenAudience !== MCP_AUDIENCE && payload.exp === undefined) return undefined;
+      this.verifiedMcp.set(token, { jti: payload.jti, expiresAtMs: payload.exp === undefined ? undefined : payload.exp * 1000, audience: tokenAudience ?? '' });
       return payload.jti;
     } catch {
       return undefined;

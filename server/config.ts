@@ -86,6 +86,8 @@ export interface Config {
   mcpEnabled: boolean;
   /** Host names whose browser pages may call /mcp (MCP_ALLOWED_ORIGINS), besides PUBLIC_URL's and localhost. */
   mcpAllowedOrigins: string[];
+  /** The OAuth authorization server for /mcp (MCP_OAUTH_*; docs/mcp.md, "OAuth"): on with MCP_ENABLED unless MCP_OAUTH_ENABLED=0. */
+  mcpOAuth: { enabled: boolean; accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number };
   /** Bank connections' syncing (BANK_SYNC_*; server/bank-sync-config.ts). */
   bankSync: BankSyncConfig;
 }
@@ -187,6 +189,12 @@ export function loadConfig(env: Env = process.env): Config {
   const mcpAllowedOrigins = (env.MCP_ALLOWED_ORIGINS ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
   for (const name of mcpAllowedOrigins) if (!/^[a-z0-9.-]+$|^\[[0-9a-f:]+\]$/.test(name)) problems.push(`MCP_ALLOWED_ORIGINS takes host names (no scheme, no port), got "${name}"`);
 
+  const mcpOAuthAccessTtl = parseDuration(env.MCP_OAUTH_ACCESS_TOKEN_TTL || '1h');
+  if (mcpOAuthAccessTtl === undefined) problems.push('MCP_OAUTH_ACCESS_TOKEN_TTL must be a duration such as 3600, 15m or 1h');
+  const mcpOAuthRefreshTtl = parseDuration(env.MCP_OAUTH_REFRESH_TOKEN_TTL || '30d');
+  if (mcpOAuthRefreshTtl === undefined) problems.push('MCP_OAUTH_REFRESH_TOKEN_TTL must be a duration such as 12h or 30d');
+  const mcpOAuth = { enabled: mcpEnabled && flag('MCP_OAUTH_ENABLED', true), accessTokenTtlSeconds: mcpOAuthAccessTtl!, refreshTokenTtlSeconds: mcpOAuthRefreshTtl! };
+
   const webhooks = webhookConfigFrom(env, int, problems, parseDuration);
   const push = pushConfigFrom(env, int, mailFrom, problems);
   const bankSync = bankSyncConfigFrom(int);
@@ -235,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
     push,
     mcpEnabled,
     mcpAllowedOrigins,
+    mcpOAuth,
     bankSync,
   };
 }

@@ -8,6 +8,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Server, createMcpHandler, localhostAllowedOrigins, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { McpUser } from './auth.js';
+import { registerMcpOAuth } from './mcp-oauth.js';
 import { loadMcpTools, runTool, scopeOf, toolError, type McpToolRow, type ToolDeps } from './mcp-tools.js';
 import type { RateLimits } from './rate-limits.js';
 
@@ -46,12 +47,15 @@ export function registerMcp(app: FastifyInstance, deps: ToolDeps & { rateLimits:
 
   const metadata = {
     resource,
+    // the OAuth authorization server (server/mcp-oauth.ts): PUBLIC_URL is its issuer
+    ...(config.mcpOAuth.enabled ? { authorization_servers: [config.publicUrl] } : {}),
     bearer_methods_supported: ['header'],
     scopes_supported: ['read', 'write'],
     resource_name: 'Personal finance (MCP)',
     resource_documentation: `${config.publicUrl}/docs`,
   };
   for (const url of [METADATA_PATH, '/.well-known/oauth-protected-resource']) app.get(url, async () => metadata);
+  if (config.mcpOAuth.enabled) registerMcpOAuth(app, deps, resource);
 
   app.register(async (scope) => {
     scope.decorateRequest('mcpUser', null);
@@ -64,12 +68,18 @@ export function registerMcp(app: FastifyInstance, deps: ToolDeps & { rateLimits:
       onRequest: async (request, reply) => {
         const origin = validateOriginHeader(request.headers.origin, allowedOrigins);
         if (!origin.ok) return reply.code(403).send(jsonRpcError(-32600, `Forbidden origin: ${origin.message}`));
-        request.mcpUser = (await deps.services.tokens.authenticateMcp(deps.db, request.headers.authorization, deps.services.now())) ?? null;
+        request.mcpUser = (await deps.services.tokens.authenticateMcp(deps.db, request.headers.authorization, deps.services.now(), resource)) ?? null;
         if (!request.mcpUser) {
           return reply
             .code(401)
-            .header('www-authenticate', `Bearer realm="mcp", resource_metadata="${metadataUrl}"`)
-            .send({ error: 'invalid_token', error_description: 'An MCP token is required (Authorization: Bearer <token>); create one with POST /api/v1/ai/mcp/tokens.' });
+            // RFC 6750 §3.1: a token was sent but is not (or no longer) valid: an OAuth client refreshes it
+            .header('www-authenticate', `Bearer realm="mcp", resource_metadata="${metadataUrl}"${request.headers.authorization ? ', error="invalid_token"' : ''}`)
+            .send({
+              error: 'invalid_token',
+              error_description: config.mcpOAuth.enabled
+                ? 'An MCP token is required (Authorization: Bearer <token>): sign in by OAuth (the metadata document names the authorization server), or create one with POST /api/v1/ai/mcp/tokens.'
+                : 'An MCP token is required (Authorization: Bearer <token>); create one with POST /api/v1/ai/mcp/tokens.',
+            });
         }
         // the API's per-user limit: reads `request.user`
         request.user = request.mcpUser;

@@ -14,6 +14,12 @@ export interface RateLimits {
   forOperation(operation: OperationInfo): preHandlerAsyncHookHandler[];
   /** /mcp: the authenticated routes' per-user limit, one counter with them (a user's budget is one). */
   forMcp(): preHandlerAsyncHookHandler[];
+  /**
+   * The MCP OAuth endpoints (server/mcp-oauth.ts): registration and the token endpoint per IP at
+   * RATE_LIMIT_API like the other public routes; the consent page's sign-in as the login is
+   * limited (RATE_LIMIT_AUTH, per IP and per e-mail), with the same counters.
+   */
+  forMcpOAuth(kind: 'public' | 'sign-in'): preHandlerAsyncHookHandler[];
 }
 
 const MINUTE = 60_000;
@@ -64,5 +70,6 @@ export async function setupRateLimits(app: FastifyInstance, config: Config): Pro
       return operation.tag === 'Authentication' ? authLimits : publicLimits;
     },
     forMcp: () => apiLimits,
+    forMcpOAuth: (kind) => (kind === 'sign-in' ? authLimits : publicLimits),
   };
 }

@@ -33,7 +33,8 @@ export function registerSecurityHeaders(app: FastifyInstance, docsPrefix: string
   // A `done` hook, not an async one: it runs on every response, and a promise each is waste.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.headers(ALWAYS);
-    reply.header('content-security-policy', isUnder(request.url, docsPrefix) ? DOCS_POLICY : API_POLICY);
+    // a page that set its own (the MCP OAuth consent page, server/mcp-oauth-page.ts) keeps it
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', isUnder(request.url, docsPrefix) ? DOCS_POLICY : API_POLICY);
     if (request.protocol === 'https') reply.header('strict-transport-security', HSTS);
     done(null, payload);
   });

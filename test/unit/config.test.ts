@@ -122,3 +122,12 @@ t.test('WEBHOOK_SECRET_GRACE: how long a rotated secret still signs', async (t) 
   t.equal(loadConfig({ APP_KEY: 'k', WEBHOOK_SECRET_GRACE: '0' }).webhooks.secretGraceSeconds, 0, '0: the new secret alone signs at once');
   t.throws(() => loadConfig({ APP_KEY: 'k', WEBHOOK_SECRET_GRACE: 'a day' }), /WEBHOOK_SECRET_GRACE must be a duration/);
 });
+
+t.test('MCP OAuth: on with MCP, lifetimes as durations', async (t) => {
+  t.same(loadConfig({ APP_KEY: 'k' }).mcpOAuth, { enabled: true, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 30 * 86400 });
+  t.same(loadConfig({ APP_KEY: 'k', MCP_OAUTH_ACCESS_TOKEN_TTL: '15m', MCP_OAUTH_REFRESH_TOKEN_TTL: '7d' }).mcpOAuth, { enabled: true, accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 7 * 86400 });
+  t.equal(loadConfig({ APP_KEY: 'k', MCP_OAUTH_ENABLED: '0' }).mcpOAuth.enabled, false);
+  t.equal(loadConfig({ APP_KEY: 'k', MCP_ENABLED: '0' }).mcpOAuth.enabled, false, 'not without /mcp');
+  const error = t.throws(() => loadConfig({ APP_KEY: 'k', MCP_OAUTH_ACCESS_TOKEN_TTL: 'soon', MCP_OAUTH_REFRESH_TOKEN_TTL: '-1' })) as Error;
+  t.match(error.message, /MCP_OAUTH_ACCESS_TOKEN_TTL[\s\S]*MCP_OAUTH_REFRESH_TOKEN_TTL/);
+});
