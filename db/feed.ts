@@ -1,11 +1,13 @@
 // Lists with paging and sync semantics, for every resource.
 //
-// A plain list (no `synced_since`, no `cursor`) shows live rows in the resource's own order.
-// A sync feed shows rows changed at or after `synced_since` (or after an exact `cursor`),
+// A plain list (no `synced_since`, no sync cursor) shows live rows in the resource's own order,
+// by `page`, or after a plain list's cursor: the sort key of an earlier page's last row
+// (domain/list-cursor.ts), found in the order's index as a first page is.
+// A sync feed shows rows changed at or after `synced_since` (or after an exact sync `cursor`),
 // tombstones included, ordered by the database's change stamp (`last_synced_at`, set by a
 // trigger) and id. Three rules make a feed lose nothing (docs/sync.md):
 // - only rows stamped before the sync horizon (db/sync-horizon.ts) are handed out, and no
-//   watermark a response carries (`last_sync`, a row's `last_synced_at`, `next_cursor`) ever
+//   watermark a response carries (`last_sync`, a row's `last_synced_at`, a sync `next_cursor`) ever
 //   passes that horizon, so a write that commits later cannot fall behind what a client saw;
 // - page N of a `synced_since` feed continues after the last row that page N-1 gave the same
 //   token (a page mark), not at an offset that concurrent edits and deletes shift;
@@ -15,7 +17,10 @@ import type { Database } from './schema.js';
 import { syncHorizon } from './sync-horizon.js';
 import type { SyncedTable } from './sync.js';
 import { VERSIONED_TABLES } from './migrations/033_user_versions.js';
+import { afterKey, afterRow, keyable, ordered, sortKeyOf, withoutSortKey, type ListOrder } from './list-order.js';
 import { pageAnchorsOf, type PageAnchors } from './page-anchors.js';
+
+export type { ListOrder } from './list-order.js';
 
 /**
  * The row offset of a 1-based page: the one paging rule of every list. Capped so a page far
@@ -101,6 +106,14 @@ export interface FeedOptions {
   /** Which list this is, as the data stands (user, data version, every parameter but the page's): its page anchors' key. */
   anchorList?: string;
   /**
+   * A plain list only: continue after the row with this sort key (the values of `order`'s
+   * columns as PostgreSQL writes them as text, from an earlier page's last row); `page` then
+   * counts from it, as it does from a sync feed's cursor.
+   */
+  after?: readonly string[];
+  /** A plain list whose order is a key: its full pages say where the next one starts, as this makes it a `next_cursor`. */
+  sealCursor?: (key: string[]) => string;
+  /**
    * Where the row at a position of a plain list starts, known without walking the rows before it
    * (the transaction list's day counts, db/transaction-positions.ts); null past the list's end.
    */
@@ -111,16 +124,6 @@ export interface FeedOptions {
 export interface PageStart {
   position: number;
   where: RawBuilder<boolean>;
-}
-
-/** Sort keys, most significant first: `[column, direction]`. */
-export type ListOrder = ReadonlyArray<readonly [column: string, direction: 'asc' | 'desc']>;
-
-/** `order` applied to `query`, or its exact opposite (every direction flipped). */
-function ordered<Q extends SelectQueryBuilder<any, any, any>>(query: Q, order: ListOrder, backwards = false): Q {
-  let q: SelectQueryBuilder<any, any, any> = query;
-  for (const [column, direction] of order) q = q.orderBy(column, backwards === (direction === 'asc') ? 'desc' : 'asc');
-  return q as Q;
 }
 
 /**
@@ -142,7 +145,7 @@ export interface PageMeta {
 }
 
 export interface FeedMeta extends PageMeta {
-  /** Pass as `cursor` to continue exactly after this page; present on sync feeds. */
+  /** Pass as `cursor` to continue exactly after this page: on sync feeds always, on plain lists after a full page. */
   next_cursor?: string;
 }
 
@@ -178,7 +181,7 @@ export async function feedPage<Row extends StampedRow>(
   return plainPage(db, filtered, options.bare ? narrowed(options.bare) : filtered, table, options, horizon);
 }
 
-/** Live rows in the resource's order, paged by offset. */
+/** Live rows in the resource's order, paged by offset, or after a cursor's key. */
 async function plainPage<Row extends StampedRow>(
   db: Kysely<Database>,
   query: SelectQueryBuilder<any, string, Row>,
@@ -190,16 +193,31 @@ async function plainPage<Row extends StampedRow>(
   const live = query.where(`${table}.deleted_at`, 'is', null);
   const count = options.countLive ?? (async () => Number((await live.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total));
   const offset = pageOffset(options);
-  const ids = bare.where(`${table}.deleted_at`, 'is', null).clearSelect().select(`${table}.id`);
-  const anchors = anchorsOf(db, table, options);
+  const { after } = options;
+  const keyed = keyable(options.order);
+  // a cursor's rows are those after its key, which the list's index finds as it finds a first page
+  const from = <Q extends SelectQueryBuilder<any, string, any>>(q: Q): Q => (after && keyed ? (q.where(afterKey(options.order, after)) as Q) : q);
+  // every row says its sort key (text, exact): the last one of a full page is the next page's cursor
+  const rowsOf = from((options.sealCursor && keyed ? live.select(sortKeyOf(options.order).as('sort_key')) : live) as typeof live);
+  const ids = from(bare.where(`${table}.deleted_at`, 'is', null).clearSelect().select(`${table}.id`));
+  const anchors = after ? undefined : anchorsOf(db, table, options);
   // a page far from any known start waits for the count to know which end of the list is nearer
-  const near = anchors && keyable(options.order) ? anchors.store.nearest(anchors.list, offset) : undefined;
-  const known = offset - (near?.position ?? 0) >= DEEP_OFFSET && options.order.length > 0 && !options.pageStart ? await count() : undefined;
-  const capped = pageRows(live, ids, table, { order: options.order, limit: options.limit, offset, total: known, anchors, start: options.pageStart }).then((rows) => capAtHorizon(rows, horizon));
+  const near = anchors && keyed ? anchors.store.nearest(anchors.list, offset) : undefined;
+  const known = !after && offset - (near?.position ?? 0) >= DEEP_OFFSET && options.order.length > 0 && !options.pageStart ? await count() : undefined;
+  let next: Array<string | null> | undefined;
+  // a cursor's page starts at its key: no known start applies to it
+  const start = after ? undefined : options.pageStart;
+  const capped = pageRows(rowsOf, ids, table, { order: options.order, limit: options.limit, offset, total: known, anchors, start }).then((rows) => {
+    if (rows.length === options.limit) next = (rows.at(-1) as { sort_key?: Array<string | null> }).sort_key;
+    return withoutSortKey(capAtHorizon(rows, horizon));
+  });
   // a first page shorter than the limit holds every live row: no count (lists of a few records)
-  const total = known ?? (offset === 0 && !options.countLive ? capped.then((rows) => (rows.length < options.limit ? rows.length : count())) : count());
+  const total = known ?? (offset === 0 && !after && !options.countLive ? capped.then((rows) => (rows.length < options.limit ? rows.length : count())) : count());
   const [rows, totalRows] = await Promise.all([capped, total, capped.then((rows) => options.alongside?.(rows))]);
-  return { rows, meta: pageMeta(rows.map(stampOf), totalRows, { ...options, now: horizon }) };
+  const meta: FeedMeta = pageMeta(rows.map(stampOf), totalRows, { ...options, now: horizon });
+  // a full page may have a next one; a shorter page is the end of the list
+  if (next && options.sealCursor && next.every((value) => value !== null)) meta.next_cursor = options.sealCursor(next as string[]);
+  return { rows, meta };
 }
 
 /** Tables whose every change bumps their user's data version: only their lists' anchors can be keyed by it. */
@@ -274,19 +292,6 @@ async function pageRows<Row>(
   record(offset + found.length, found.at(-1));
   const wanted = found.map((row) => Number(row.id));
   return (await ordered(query.where(`${table}.id`, '=', sql<number>`any(${wanted}::bigint[])`), order).execute()) as Row[];
-}
-
-/** An order all one way can be continued by a row comparison, which the index of that order serves. */
-function keyable(order: ListOrder): boolean {
-  return order.length > 0 && order.every(([, direction]) => direction === order[0][1]) && order.at(-1)![0].endsWith('.id');
-}
-
-/** The rows after the row `id` in `order`: its key read by primary key, compared as one row (exact to the microsecond). */
-function afterRow(table: SyncedTable, order: ListOrder, id: number) {
-  const columns = order.map(([column]) => column);
-  const own = columns.map((column) => sql.ref(`page_anchor.${column.slice(column.lastIndexOf('.') + 1)}`));
-  const comparison = order[0][1] === 'desc' ? sql.raw('<') : sql.raw('>');
-  return sql<boolean>`(${sql.join(columns.map((column) => sql.ref(column)))}) ${comparison} (select ${sql.join(own)} from ${sql.table(table)} as page_anchor where page_anchor.id = ${id})`;
 }
 
 /** Rows stamped in [since, horizon) or after the cursor, in stamp order, paged by position. */

@@ -143,3 +143,10 @@ export async function softDelete(db: Kysely<Database>, table: SyncedTable, userI
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** The user's live records of `table` whose name is `name` regardless of case (records with a `name` column), at most a few. */
+export async function liveRecordsNamed(db: Kysely<Database>, table: 'wallets' | 'parties' | 'categories' | 'groups', userId: number, name: string): Promise<Array<{ id: number; name: string }>> {
+  const rows = await sql<{ id: number | string; name: string }>`select id, name from ${sql.table(table)}
+    where user_id = ${userId} and deleted_at is null and lower(name) = lower(${name}) order by id limit 10`.execute(db);
+  return rows.rows.map((row) => ({ id: Number(row.id), name: row.name }));
+}

@@ -40,6 +40,7 @@ export interface TransactionFilters {
   before?: Date;
   walletIds?: number[];
   categoryIds?: number[];
+  partyIds?: number[];
   intents?: TransactionIntent[];
   excludeTransfers?: boolean;
   search?: string;
@@ -52,6 +53,7 @@ export function whereMatches<Q extends SelectQueryBuilder<any, any, any>>(query:
   if (filters.from) q = q.where('transactions.datetime', '>=', filters.from);
   if (filters.before) q = q.where('transactions.datetime', '<', filters.before);
   if (filters.walletIds?.length) q = q.where('transactions.wallet_id', 'in', filters.walletIds);
+  if (filters.partyIds?.length) q = q.where('transactions.party_id', 'in', filters.partyIds);
   if (filters.intents?.length) q = q.where('transactions.intent', 'in', filters.intents);
   if (filters.excludeTransfers) q = q.where('transactions.transfer_id', 'is', null);
   const categoryIds = filters.categoryIds;
@@ -93,17 +95,17 @@ export interface TransactionTotals {
   count: number;
 }
 
-/** Whether transaction_list_totals (022) answers the filters: no date window and no search. */
+/** Whether transaction_list_totals (022) answers the filters: no date window, no search, no party (not one of its keys). */
 function answeredBySummary(filters: TransactionFilters): boolean {
-  return !filters.from && !filters.before && !filters.search;
+  return !filters.from && !filters.before && !filters.search && !filters.partyIds?.length;
 }
 
 /**
  * Count and sums of the live rows matching the filters (exact decimal strings). Filters on
  * wallets, type, intent, transfer legs and categories are answered from the counts and sums
  * kept per wallet, category, type, intent and transfer leg (022), so the list of a million
- * transactions costs one read of a few hundred summary rows; a date window or a search sums
- * the matching rows in one pass.
+ * transactions costs one read of a few hundred summary rows; a date window, a search or parties
+ * sum the matching rows in one pass.
  */
 export async function transactionTotals(db: Kysely<Database>, userId: number, filters: TransactionFilters): Promise<TransactionTotals> {
   if (answeredBySummary(filters)) return summaryTotals(db, userId, filters);

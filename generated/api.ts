@@ -837,7 +837,7 @@ export interface paths {
         };
         /**
          * List transactions
-         * @description The caller's transactions, newest first (`datetime`, then `created_at`, then `id`, descending). With `synced_since` the feed also returns soft-deleted rows (tombstones) and is ordered by `updated_at`, then `id`, ascending, so paging never misses a row. Besides the page, `data.totals` sums income and expenses over every row matching the filters (not only this page).
+         * @description The caller's transactions, newest first (`datetime`, then `created_at`, then `id`, descending). With `synced_since` the feed also returns soft-deleted rows (tombstones) and is ordered by `updated_at`, then `id`, ascending, so paging never misses a row. Besides the page, `data.totals` sums income and expenses over every row matching the filters (not only this page). A full page of the plain list carries `next_cursor`: sent back as `cursor` with the same filters, it gives the rows after that page's last one, found by key, so a client walking deep into a long list pays for each page what a first page costs.
          */
         get: operations["listTransactions"];
         put?: never;
@@ -2841,7 +2841,7 @@ export interface components {
              */
             last_sync: string;
             /**
-             * @description Sync feeds only (with `synced_since` or `cursor`): pass it as `cursor` to continue exactly after this page, or, on a page with fewer than `limit` rows, to get only what changes from now on. Exact to the row; unlike `synced_since` it re-sends nothing.
+             * @description Pass it as `cursor` to continue exactly after this page. On sync feeds (with `synced_since` or a sync feed's `cursor`) always; on a page with fewer than `limit` rows it gets only what changes from now on. Exact to the row; unlike `synced_since` it re-sends nothing. On plain lists (since 1.2) after a full page (`limit` rows), absent on a shorter one (the end of the list): the next page is then found by its sort key, so a deep page costs what the first page costs, where `page=N` skips the rows before it.
              * @example 1764034000123.42
              */
             next_cursor?: string;
@@ -5906,7 +5906,7 @@ export interface components {
         Page: number;
         /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
         SyncedSince: string;
-        /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+        /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
         SyncCursor: string;
         /** @description When true, only rows created without a client id. */
         NoClientId: boolean;
@@ -6741,7 +6741,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -6909,7 +6909,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -7077,7 +7077,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -7245,7 +7245,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -7439,7 +7439,7 @@ export interface operations {
             query?: {
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -7607,7 +7607,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -7621,6 +7621,8 @@ export interface operations {
                 wallet_ids?: number[];
                 /** @description Only transactions linked to at least one of these categories (comma list). */
                 category_ids?: number[];
+                /** @description Only transactions with one of these parties (comma list). Ids that are not the caller's parties match nothing. */
+                party_ids?: number[];
                 /** @description Only transactions with one of these intents (comma list, e.g. `loan_received,loan_repayment`). */
                 intent?: components["schemas"]["TransactionIntent"][];
                 /** @description When true, transfer legs (rows with `transfer_id`) are left out. */
@@ -7955,7 +7957,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -8036,7 +8038,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -8204,7 +8206,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -8472,7 +8474,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -8677,7 +8679,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -8951,7 +8953,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];
@@ -10288,7 +10290,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only rows changed at or after this time (their `last_synced_at`, the server's commit-ordered change stamp), compared at whole seconds (rounded down), soft-deleted rows included as tombstones. ISO 8601 with or without fractional seconds; without a zone UTC is assumed; a time in the future reads as now. Ordered by `last_synced_at`, then `id`; page N continues after the last row page N-1 gave the same token, so edits and deletes made while a client pages never shift a row past it. */
                 synced_since?: components["parameters"]["SyncedSince"];
-                /** @description A `next_cursor` from an earlier page of the same list: the feed continues exactly after it (tombstones included), and `page` counts from it. Takes precedence over `synced_since`. */
+                /** @description A `next_cursor` from an earlier page of the same list, and `page` counts from it. A sync feed's cursor: the feed continues exactly after it (tombstones included); it takes precedence over `synced_since`. A plain list's cursor (since 1.2; opaque, longer): the list continues after the row that ended that page, in the list's order (ties by id), with the rows as they are now; send it with the same filters as the request that returned it (else 422 on `cursor`, as for a changed cursor). `total` and `last_page` still count the whole list. A cursor names a position only: it shows nobody's rows but the caller's. */
                 cursor?: components["parameters"]["SyncCursor"];
                 /** @description When true, only rows created without a client id. */
                 no_client_id?: components["parameters"]["NoClientId"];

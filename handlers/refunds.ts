@@ -17,7 +17,7 @@ import { done, ok } from '../server/envelope.js';
 import { invalidField, notFound } from '../server/errors.js';
 import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import { syncedResource } from './shared/crud.js';
-import { clientIdFrom } from './shared/records.js';
+import { asksForSyncFeed, clientIdFrom } from './shared/records.js';
 import { toRefund, type RefundRow } from './views/refund.js';
 
 const refunds = syncedResource<RefundRow, ReturnType<typeof toRefund>>({
@@ -34,7 +34,7 @@ const refunds = syncedResource<RefundRow, ReturnType<typeof toRefund>>({
 export const refundHandlers = {
   // A plain list shows the refunds of live incomes; a sync feed also carries tombstones.
   listRefunds: (ctx: HandlerContext<'listRefunds'>) =>
-    refunds.list(ctx, (q) => (ctx.query.synced_since || ctx.query.cursor ? q : q.where('refund_income.deleted_at', 'is', null))),
+    refunds.list(ctx, (q) => (asksForSyncFeed(ctx.query) ? q : q.where('refund_income.deleted_at', 'is', null))),
 
   markTransactionRefund: async (ctx: HandlerContext<'markTransactionRefund'>) => {
     const { db, user, services, params } = ctx;

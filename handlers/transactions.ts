@@ -213,6 +213,7 @@ async function listFilters(ctx: HandlerContext<'listTransactions'>): Promise<Tra
     before: query.date_to !== undefined ? startOfNextDay(query.date_to, zone) : undefined,
     walletIds: query.wallet_ids,
     categoryIds: query.category_ids,
+    partyIds: query.party_ids,
     intents: query.intent,
     excludeTransfers: query.exclude_transfers,
     search: query.search,

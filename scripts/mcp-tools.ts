@@ -13,8 +13,15 @@
 //     destructive: false             # true only for a tool that deletes or overwrites
 //     idempotent: true
 //     omit: [synced_since, cursor]   # parameters or body fields not offered to a model
+//     byName:                        # arguments a model may give by name instead of by id:
+//       wallet_name: wallet_id       # the user's record of that name, sent to the operation as
+//                                    # the id (server/mcp-tools.ts resolves it; the id is then
+//                                    # no longer required by the tool, the operation still checks it)
 
 import type { JsonSchema, McpToolRow } from '../server/mcp-tools.js';
+import { NAMED_RECORDS } from '../server/mcp-names.js';
+
+const RECORDS_BY_NAME = new Map(Object.entries(NAMED_RECORDS));
 
 /** A model's context is small: the list stays at this many tools at most. */
 export const MAX_TOOLS = 30;
@@ -98,6 +105,16 @@ function toolOf(spec: Node, specPath: string, method: string, item: Node, op: No
     }
   }
   if (omit.size > 0) fail(`omit names what the operation does not take: ${[...omit].join(', ')}`);
+  const byName: Record<string, string> = {};
+  for (const [name, id] of Object.entries<unknown>(mark.byName ?? {})) {
+    if (typeof id !== 'string' || !args.body.includes(id) && !args.query.includes(id)) fail(`byName: ${name} must name a body or query argument, not ${String(id)}`);
+    if (!RECORDS_BY_NAME.has(id as string)) fail(`byName: records named by ${String(id)} cannot be found by name (server/mcp-tools.ts NAMED_RECORDS)`);
+    if (!/_name$/.test(name)) fail(`byName: ${name} must end in _name`);
+    const { table } = RECORDS_BY_NAME.get(id as string)!;
+    add(name, { type: 'string', minLength: 1, maxLength: 255, description: `The exact name of one of the user's ${table} (case is ignored when only one matches), instead of ${String(id)}.` }, false);
+    required.splice(0, required.length, ...required.filter((other) => other !== id));
+    byName[name] = id as string;
+  }
 
   return {
     name: mark.tool,
@@ -108,6 +125,7 @@ function toolOf(spec: Node, specPath: string, method: string, item: Node, op: No
     path: specPath,
     annotations: { readOnlyHint: mark.readOnly, destructiveHint: mark.destructive, idempotentHint: mark.idempotent, openWorldHint: false },
     arguments: args,
+    ...(Object.keys(byName).length > 0 ? { byName } : {}),
     inputSchema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
     outputSchema: outputOf(spec, op, fail),
   };

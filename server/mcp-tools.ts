@@ -10,6 +10,7 @@ import { operations, type OperationInfo } from '../generated/operations.js';
 import type { McpScope, McpUser } from './auth.js';
 import { isRaw } from './envelope.js';
 import { HttpError, validationFailed, type FieldErrors } from './errors.js';
+import { idsForNames } from './mcp-names.js';
 import { callHandler, handlerOf, type RouteDeps } from './routes.js';
 
 /** JSON Schema as the tool table carries it (draft 2020-12, the MCP default dialect). */
@@ -26,6 +27,8 @@ export interface McpToolRow {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
   /** Where each argument goes in the operation's request. */
   arguments: { path: string[]; query: string[]; body: string[] };
+  /** Arguments that name a record instead of giving its id argument (server/mcp-names.ts). */
+  byName?: Record<string, string>;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
 }
@@ -68,13 +71,13 @@ export async function runTool(tool: McpToolRow, args: Record<string, unknown>, u
   }
   const operation = operationsById.get(tool.operationId as OperationInfo['operationId']);
   if (!operation) return toolError(`${tool.name} is not available on this server.`);
-  const known = new Set([...tool.arguments.path, ...tool.arguments.query, ...tool.arguments.body]);
+  const known = new Set([...tool.arguments.path, ...tool.arguments.query, ...tool.arguments.body, ...Object.keys(tool.byName ?? {})]);
   const unknown = Object.keys(args).filter((name) => !known.has(name));
   if (unknown.length > 0) return toolError('Unknown arguments.', Object.fromEntries(unknown.map((name) => [name, [`${tool.name} takes no argument ${name}.`]])));
   const missing = tool.arguments.path.filter((name) => args[name] === undefined || args[name] === null);
   if (missing.length > 0) return toolError('Missing arguments.', Object.fromEntries(missing.map((name) => [name, [`The ${name} field is required.`]])));
   try {
-    const parts = requestOf(tool, operation, args);
+    const parts = requestOf(tool, operation, tool.byName ? await idsForNames(deps.db, user.id, tool.byName, args) : args);
     const checked = checkedOrFieldErrors(operation, deps, parts);
     const result = await callHandler(operation, deps, handlerOf(operation, deps), { user, ...checked, body: parts.body, files: {}, request });
     if (isRaw(result)) return toolError(`${tool.name} answered something other than JSON.`);

@@ -83,7 +83,8 @@ export function syncedResource<Row extends RecordRow, View>(config: ResourceConf
       feed: Pick<FeedOptions, 'countLive' | 'horizon' | 'pageStart'> & { alongside?: (rows: Row[]) => Promise<unknown> } = {},
     ) {
       const bare = config.bare && filter(config.bare(ctx.db, ctx.user.id));
-      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, ctx), ...feed, bare };
+      const reader = { user: ctx.user, request: ctx.request, cursorKey: await ctx.services.appKey() };
+      const options = { ...feedOptions(ctx.query, ctx.services.now(), config.order, reader), ...feed, bare };
       const page = await feedPage(ctx.db, filter(config.select(ctx.db, ctx.user.id)), table, options);
       return ok({ ...page.meta, data: page.rows.map(config.view) });
     },

@@ -85,6 +85,7 @@ const KIND_BY_NAME: Record<string, ReferenceKind> = {
   from_wallet_id: 'wallet',
   to_wallet_id: 'wallet',
   party_id: 'party',
+  party_ids: 'party',
   group_id: 'group',
   category_id: 'category',
   category_ids: 'category',

@@ -23,14 +23,14 @@ t.test('the committed table is the one the spec gives (make generate was run)', 
 t.test('an edit of a marked operation in the spec changes its tool', async (t) => {
   const edited = structuredClone(spec);
   const list = edited.paths['/v1/transactions'].get;
-  list.parameters.push({ name: 'party_ids', in: 'query', description: 'Parties to keep.', schema: { type: 'array', items: { type: 'integer' } } });
+  list.parameters.push({ name: 'group_ids', in: 'query', description: 'Groups to keep.', schema: { type: 'array', items: { type: 'integer' } } });
   list['x-mcp'].description = 'Lists the transactions, filtered; a description for a model that changed.';
   const body = edited.components.schemas.TransactionInput.properties;
   body.description = { ...body.description, maxLength: 12 };
   const tools = mcpToolsOf(edited);
   const listed = toolOf(tools, 'list-transactions');
-  t.same(listed.inputSchema.properties && (listed.inputSchema.properties as any).party_ids, { type: 'array', items: { type: 'integer' }, description: 'Parties to keep.' });
-  t.ok(listed.arguments.query.includes('party_ids'));
+  t.same(listed.inputSchema.properties && (listed.inputSchema.properties as any).group_ids, { type: 'array', items: { type: 'integer' }, description: 'Groups to keep.' });
+  t.ok(listed.arguments.query.includes('group_ids'));
   t.equal(listed.description, list['x-mcp'].description);
   t.equal((toolOf(tools, 'record-transaction').inputSchema.properties as any).description.maxLength, 12, 'a body field edit reaches the tool');
   t.not(JSON.stringify(tools), JSON.stringify(committed), 'so the committed table would be stale');
@@ -69,4 +69,10 @@ t.test('the marks follow their rules', async (t) => {
   t.throws(bad((copy) => (copy.paths['/v1/parties'].get['x-mcp'].tool = 'list-wallets')), /used twice/);
   t.throws(bad((copy) => (copy.paths['/v1/wallets'].get['x-mcp'].omit = ['nonsense'])), /omit names what the operation does not take/);
   t.throws(bad((copy) => (copy.paths['/v1/info'].get['x-mcp'] = { tool: 'server-info', description: 'What this server is and how much it implements.', readOnly: true, destructive: false, idempotent: true })), /public operation/);
+  // byName: an argument naming a record the server can find by name, in place of its id argument
+  t.same(toolOf(committed, 'record-transaction').byName, { wallet_name: 'wallet_id' });
+  t.notOk((toolOf(committed, 'record-transaction').inputSchema.required as string[]).includes('wallet_id'), 'the id is no longer required by the tool');
+  t.throws(bad((copy) => (copy.paths['/v1/transactions'].post['x-mcp'].byName = { wallet_name: 'wallet' })), /must name a body or query argument/);
+  t.throws(bad((copy) => (copy.paths['/v1/transactions'].post['x-mcp'].byName = { party_name: 'party_id' })), /cannot be found by name/);
+  t.throws(bad((copy) => (copy.paths['/v1/transactions'].post['x-mcp'].byName = { wallet: 'wallet_id' })), /must end in _name/);
 });
