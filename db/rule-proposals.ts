@@ -1,6 +1,7 @@
 // Queries of learned rules (migration 043): which transactions came from an imported line (a
 // statement confirm, a CSV import session or a bank sync: their suggestion names the
-// transaction), the corrections of those lines, and the proposals offered from them.
+// transaction; a legacy CSV import: imported_lines), the corrections of those lines, and the
+// proposals offered from them.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { CORRECTIONS_TO_PROPOSE, type LineField } from '../domain/rules/learning.js';
 import type { Database } from './schema.js';
@@ -28,6 +29,17 @@ export async function importedLines(db: Kysely<Database>, userId: number, transa
     .where('s.transaction_id', 'in', transactionIds)
     .orderBy('s.id')
     .execute();
+  const legacy = await db
+    .selectFrom('imported_lines as l')
+    .innerJoin('transactions as t', 't.id', 'l.transaction_id')
+    .innerJoin('wallets as w', 'w.id', 't.wallet_id')
+    .select(['l.transaction_id', 'l.counterparty', 'l.description', 't.amount', 't.type', 'w.currency', 't.wallet_id', sql<string>`to_char(t.datetime at time zone 'UTC', 'YYYY-MM-DD')`.as('date')])
+    .where('l.user_id', '=', userId)
+    .where('l.transaction_id', 'in', transactionIds)
+    .execute();
+  for (const row of legacy) {
+    lines.set(row.transaction_id, { transactionId: row.transaction_id, counterparty: row.counterparty, description: row.description, amount: String(row.amount), type: row.type, currency: row.currency, date: row.date, walletId: row.wallet_id });
+  }
   for (const row of rows) {
     if (lines.has(row.transaction_id!)) continue;
     lines.set(row.transaction_id!, {
@@ -42,6 +54,15 @@ export async function importedLines(db: Kysely<Database>, userId: number, transa
     });
   }
   return lines;
+}
+
+/** Remembers the rows of a legacy CSV import (their suggestions name the lines of the other imports). */
+export async function recordImportedLines(trx: Transaction<Database>, userId: number, lines: Array<{ transactionId: number; counterparty: string | null; description: string | null }>): Promise<void> {
+  if (lines.length === 0) return;
+  await sql`
+    insert into imported_lines (transaction_id, user_id, counterparty, description)
+    select t, ${userId}, c, d from unnest(${lines.map((l) => l.transactionId)}::bigint[], ${lines.map((l) => l.counterparty)}::text[], ${lines.map((l) => l.description)}::text[]) as v(t, c, d)
+    on conflict (transaction_id) do nothing`.execute(trx);
 }
 
 /** The transaction's category ids, in id order. */

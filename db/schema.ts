@@ -356,6 +356,14 @@ export interface RuleCorrectionsTable {
   created_at: TimestampWithDefault;
 }
 
+/** A legacy CSV import's row as the file wrote it, by the transaction made of it (migration 043). */
+export interface ImportedLinesTable {
+  transaction_id: number;
+  user_id: number;
+  counterparty: string | null;
+  description: string | null;
+}
+
 export interface PartiesTable extends SyncColumns {
   id: Id;
   user_id: number;
@@ -836,6 +844,7 @@ export interface Database extends WebhookTables, PushTables, BankTables {
   rule_applications: RuleApplicationsTable;
   rule_proposals: RuleProposalsTable;
   rule_corrections: RuleCorrectionsTable;
+  imported_lines: ImportedLinesTable;
   parties: PartiesTable;
   categories: CategoriesTable;
   transfers: TransfersTable;

@@ -4,6 +4,7 @@
 // is 404, no token 401. Every answer is checked against the spec by the harness.
 import t from 'tap';
 import { analyzeImportJob } from '../jobs/analyze-import.js';
+import { processCsvImportJob } from '../jobs/process-csv-import.js';
 import { startApp } from './helpers/harness.js';
 import { ledgerFixtures, multipart } from './helpers/transaction-fixtures.js';
 
@@ -156,4 +157,19 @@ t.test('only imported lines teach; bad input; another user; no token', async (t)
   t.equal((await api.request('GET', '/api/v1/rules/proposals', {})).status, 401);
   t.equal((await proposals(user.token)).length, 1, 'nothing changed by the refused requests');
   t.equal(await api.db.selectFrom('rules').select('id').where('user_id', '=', user.user.id).executeTakeFirst(), undefined);
+});
+
+t.test('rows of a legacy CSV import (POST /v1/import) teach too', async (t) => {
+  const user = await newImporter();
+  const streaming = await fx.category(user.user.id);
+  const csv = ['Date,Amount,Payee,Memo', '2026-03-02,-9.99,Netflix.com,Abo Maerz', '2026-04-02,-9.99,NETFLIX.COM,Abo April'].join('\n');
+  const { payload, headers } = multipart([], [{ field: 'file', filename: 'bank.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
+  const uploaded = await api.request('POST', '/api/v1/import', { token: user.token, payload, headers });
+  t.equal(uploaded.status, 201, JSON.stringify(uploaded.body));
+  await processCsvImportJob.run(jobCtx(), { importId: uploaded.body.data.id });
+  const rows = await api.db.selectFrom('transactions').select('id').where('user_id', '=', user.user.id).where('deleted_at', 'is', null).orderBy('datetime').execute();
+  t.equal(rows.length, 2);
+  for (const row of rows) t.equal((await edit(user.token, row.id, { categories: [streaming] })).status, 200);
+  const [proposal] = await proposals(user.token);
+  t.match(proposal, { kind: 'category', field: 'counterparty', text: 'NETFLIX.COM', corrections: 2, rule: { actions: [{ type: 'set_categories', category_ids: [streaming] }] } });
 });

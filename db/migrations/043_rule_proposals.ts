@@ -6,6 +6,10 @@
 //   (the rule it made, `rule_id`). A proposal is offered once two of its corrections stand.
 // - rule_corrections: one per transaction and kind (a second correction of the same line moves
 //   it to its new proposal), with the value it had before.
+// - imported_lines: the counterparty and description of a legacy CSV import's row (POST
+//   /v1/import), whose transactions no import suggestion names; statement confirms and bank syncs
+//   are known by their suggestions. No foreign key to transactions (never hard-deleted but with
+//   their user, whose cascade takes these rows): the import writes them a batch at a time.
 // - Categories and parties are only soft-deleted: a trigger removes the proposals naming one
 //   when it is deleted (their corrections go with them); a hard delete (the user's) cascades.
 import { sql, type Kysely } from 'kysely';
@@ -58,6 +62,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   await ownedFk(db, 'rule_corrections', 'proposal_id', 'rule_proposals', 'cascade');
   await db.schema.createIndex('rule_corrections_proposal_idx').on('rule_corrections').columns(['proposal_id', 'id']).execute();
 
+  await db.schema
+    .createTable('imported_lines')
+    .addColumn('transaction_id', 'bigint', (c) => c.primaryKey())
+    .$call(withUser)
+    .addColumn('counterparty', 'text')
+    .addColumn('description', 'text')
+    .execute();
+
   // a soft-deleted category or party takes the proposals naming it along
   await sql`create function rule_proposals_forget_deleted() returns trigger language plpgsql as $$
     begin
@@ -78,6 +90,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of ['categories', 'parties']) await sql`drop trigger ${sql.id(`${table}_forget_rule_proposals`)} on ${sql.table(table)}`.execute(db);
   await sql`drop function rule_proposals_forget_deleted()`.execute(db);
+  await db.schema.dropTable('imported_lines').execute();
   await db.schema.dropTable('rule_corrections').execute();
   await db.schema.dropTable('rule_proposals').execute();
 }
