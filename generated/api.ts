@@ -4660,6 +4660,8 @@ export interface components {
             group_id: number | null;
             /** @description A rule leaves the line out of the import (`not_importable_reason` says which). */
             skipped: boolean;
+            /** @description The wallet a rule books the line as a transfer with (`transfer_to_wallet`; the other wallet's counter-line is paired with it), else null. Absent from servers before 1.2. */
+            transfer_wallet_id?: number | null;
         } | null;
         /** @description One transaction found in the document, to be reviewed and confirmed. Names are what the document (or the enricher) says; the `*_id` fields are the caller's existing records they matched, or null. A value the extractor could not read is null and the problem is listed in `warnings`. */
         ImportSuggestion: {
@@ -5432,7 +5434,7 @@ export interface components {
             date_to?: string;
             weekdays?: number[];
         };
-        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; checked and kept, but no import books the line as a transfer yet), `skip` (on import, the line is not imported: it fails with a reason naming the rule). A field a transaction's write states itself (categories, party, group) wins over a rule. */
+        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; an imported, confirmed or synced line is booked as a transfer between its wallet and this one, and the other wallet's counter-line is matched to it, answered `already_imported`; a line that cannot be a transfer, such as one between currencies, is imported as it is with `metadata.transfer_not_booked`; a transaction made through `POST /v1/transactions` is never turned into a transfer), `skip` (on import, the line is not imported: it fails with a reason naming the rule). A field a transaction's write states itself (categories, party, group) wins over a rule. */
         RuleAction: {
             /** @enum {string} */
             type: "set_categories" | "set_party" | "set_description" | "set_group" | "add_note" | "transfer_to_wallet" | "skip";

@@ -87,6 +87,8 @@ t.test('an income line becomes a transfer from the rule\'s wallet (whole-session
     ['05.03.2026', 'Tagesgeld Max', 'Rueckbuchung', '50,00'],
     ['06.03.2026', 'Euro Konto', 'Umbuchung', '-20,00'],
   ]);
+  const review = (await api.request('GET', `/api/v1/import/sessions/${session}`, { token: user.token })).body.data.suggestions;
+  t.match(review, [{ rules: [{ name: 'From savings' }], rule_changes: { transfer_wallet_id: savings } }, { rule_changes: { transfer_wallet_id: euros } }], 'the review shows the transfer a rule will book');
   const started = await api.request('POST', '/api/v1/import/confirm', { token: user.token, body: { session_id: session, accept_all: true, auto_create_wallets: true } });
   t.equal(started.status, 202, JSON.stringify(started.body));
   await confirmImportJob.run(jobCtx(), { sessionId: session });
