@@ -76,6 +76,21 @@ t.test('an expense line becomes a transfer to the rule\'s wallet; the counter-li
   t.equal((await transfersOf(user.user.id)).length, 2);
 });
 
+t.test('one rule for both statements: the line on its own wallet only pairs', async (t) => {
+  const { user, giro, savings, rule } = await ledger();
+  t.equal((await rule('Between my accounts', 'umbuchung max', savings)).status, 201);
+  const [out] = await confirmInto(user.token, giro, [['10.03.2026', 'Umbuchung Max', 'Sparen', '-75,00']]);
+  t.equal(out.status, 'created');
+  const [counter] = await confirmInto(user.token, savings, [['11.03.2026', 'Umbuchung Max', 'Sparen', '75,00']]);
+  t.equal(counter.status, 'already_imported', 'the same rule pairs the counter-line on its own wallet');
+  t.equal((await transfersOf(user.user.id)).length, 1);
+  const [alone] = await confirmInto(user.token, savings, [['20.03.2026', 'Umbuchung Max', 'Sparen', '75,00']]);
+  t.equal(alone.status, 'created', 'nothing to pair: imported as it is');
+  const plain = await api.db.selectFrom('transactions').select(['transfer_id', 'metadata']).where('id', '=', alone.transaction_id!).executeTakeFirstOrThrow();
+  t.equal(plain.transfer_id, null);
+  t.match(plain.metadata, { transfer_not_booked: /own wallet/ });
+});
+
 t.test('an income line becomes a transfer from the rule\'s wallet (whole-session confirm); one that cannot be a transfer is imported with the reason', async (t) => {
   const { user, savings, rule } = await ledger();
   const main = await fx.mainWallet(user.user.id);
