@@ -328,6 +328,44 @@ export interface RuleApplicationsTable {
   updated_at: TimestampWithDefault;
 }
 
+/** A rule proposed from the user's corrections of imported lines (migration 043). */
+export interface RuleProposalsTable {
+  id: Id;
+  user_id: number;
+  /** The line's text the rule would test: the statement's counterparty, else its description. */
+  field: 'counterparty' | 'description';
+  /** The text folded as rules fold it (domain/rules/text.ts foldText). */
+  key: string;
+  /** The text as the latest corrected line wrote it. */
+  text: string;
+  kind: 'category' | 'party';
+  category_id: number | null;
+  party_id: number | null;
+  state: Generated<'open' | 'dismissed' | 'accepted'>;
+  rule_id: number | null;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
+}
+
+/** One correction of an imported line's category or party (migration 043). */
+export interface RuleCorrectionsTable {
+  id: Id;
+  user_id: number;
+  transaction_id: number;
+  kind: 'category' | 'party';
+  proposal_id: number;
+  from_ids: number[];
+  created_at: TimestampWithDefault;
+}
+
+/** A legacy CSV import's row as the file wrote it, by the transaction made of it (migration 043). */
+export interface ImportedLinesTable {
+  transaction_id: number;
+  user_id: number;
+  counterparty: string | null;
+  description: string | null;
+}
+
 export interface PartiesTable extends SyncColumns {
   id: Id;
   user_id: number;
@@ -852,6 +890,9 @@ export interface Database extends WebhookTables, PushTables, BankTables {
   groups: GroupsTable;
   rules: RulesTable;
   rule_applications: RuleApplicationsTable;
+  rule_proposals: RuleProposalsTable;
+  rule_corrections: RuleCorrectionsTable;
+  imported_lines: ImportedLinesTable;
   parties: PartiesTable;
   categories: CategoriesTable;
   transfers: TransfersTable;

@@ -2210,6 +2210,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rules/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List learned rule proposals
+         * @description Rules proposed from the caller's own corrections: when the category or the party of an imported line (a statement or CSV import confirm, a bank sync) is changed by `PUT /v1/transactions/{id}`, the correction is kept, keyed by the line's counterparty (else its description) compared as rules compare text. Two or more corrections of one text to one category (or party) make a proposal. Nothing is created until the caller accepts one. A proposal is not listed once dismissed, once accepted, or while the caller's rules already file its lines that way. At most 100, most corrections first.
+         */
+        get: operations["listRuleProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/proposals/{proposal}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The proposal's id. An unknown id, another user's proposal or a non-numeric id is 404. */
+                proposal: components["parameters"]["Proposal"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a rule proposal
+         * @description Creates the proposed rule (201 with the rule), as `POST /v1/rules` would with the proposal's `rule`; the body may give the rule's `name`, `position`, `enabled`, `stop_after` and a `client_id` (a repeated one is a replay: 200 with that rule). The proposal is then closed. A proposal not listed (unknown, another user's, dismissed, accepted, or already filed by a rule) is 404; the bound of live rules is 409.
+         */
+        post: operations["acceptRuleProposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/proposals/{proposal}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The proposal's id. An unknown id, another user's proposal or a non-numeric id is 404. */
+                proposal: components["parameters"]["Proposal"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss a rule proposal
+         * @description Closes the proposal without a rule: it is not offered again for the same text and value, however many corrections follow. A proposal not listed is 404.
+         */
+        post: operations["dismissRuleProposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rules/{id}": {
         parameters: {
             query?: never;
@@ -4594,6 +4660,8 @@ export interface components {
             group_id: number | null;
             /** @description A rule leaves the line out of the import (`not_importable_reason` says which). */
             skipped: boolean;
+            /** @description The wallet a rule books the line as a transfer with (`transfer_to_wallet`; the other wallet's counter-line is paired with it), else null. Absent from servers before 1.2. */
+            transfer_wallet_id?: number | null;
         } | null;
         /** @description One transaction found in the document, to be reviewed and confirmed. Names are what the document (or the enricher) says; the `*_id` fields are the caller's existing records they matched, or null. A value the extractor could not read is null and the problem is listed in `warnings`. */
         ImportSuggestion: {
@@ -5366,7 +5434,7 @@ export interface components {
             date_to?: string;
             weekdays?: number[];
         };
-        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; checked and kept, but no import books the line as a transfer yet), `skip` (on import, the line is not imported: it fails with a reason naming the rule). A field a transaction's write states itself (categories, party, group) wins over a rule. */
+        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; an imported, confirmed or synced line is booked as a transfer between its wallet and this one, and the other wallet's counter-line is matched to it, answered `already_imported`; a line that cannot be a transfer, such as one between currencies, is imported as it is with `metadata.transfer_not_booked`; a transaction made through `POST /v1/transactions` is never turned into a transfer), `skip` (on import, the line is not imported: it fails with a reason naming the rule). A field a transaction's write states itself (categories, party, group) wins over a rule. */
         RuleAction: {
             /** @enum {string} */
             type: "set_categories" | "set_party" | "set_description" | "set_group" | "add_note" | "transfer_to_wallet" | "skip";
@@ -5417,6 +5485,51 @@ export interface components {
         };
         RuleResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["Rule"];
+        };
+        /** @description The rule a proposal would create, as `POST /v1/rules` takes it. */
+        RuleProposalRule: {
+            name: string;
+            /** @enum {string} */
+            match: "all" | "any";
+            conditions: components["schemas"]["RuleCondition"][];
+            actions: components["schemas"]["RuleAction"][];
+        };
+        /** @description A rule learned from the caller's corrections of imported lines: `rule` is the rule it would create, in the shape `POST /v1/rules` takes (a condition on the line's `counterparty`, else its `description`, with `is`; one `set_categories` or `set_party` action); `corrections` counts the corrected lines, `transaction_ids` names some of them, newest correction first. */
+        RuleProposal: {
+            id: number;
+            /**
+             * @description What the corrections changed.
+             * @enum {string}
+             */
+            kind: "category" | "party";
+            /**
+             * @description The text of the line the rule tests.
+             * @enum {string}
+             */
+            field: "counterparty" | "description";
+            /** @description That text, as the latest corrected line wrote it. */
+            text: string;
+            rule: components["schemas"]["RuleProposalRule"];
+            /** @description How many imported lines of this text were corrected to this value (at least 2). */
+            corrections: number;
+            transaction_ids: number[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RuleProposalList: components["schemas"]["Envelope"] & {
+            data: components["schemas"]["RuleProposal"][];
+        };
+        /** @description What the accepted rule takes other than the proposal's (all optional). */
+        RuleProposalAccept: {
+            client_id?: components["schemas"]["ClientId"];
+            name?: string;
+            position?: number;
+            /** @description Default true. */
+            enabled?: boolean;
+            /** @description Default false. */
+            stop_after?: boolean;
         };
         /** @description Changes to a rule; only the fields given change (`conditions` and `actions` are replaced whole). A body with only `client_id` adopts a rule that has none yet. */
         RuleUpdate: {
@@ -5912,6 +6025,8 @@ export interface components {
         NoClientId: boolean;
         /** @description The record's id. An unknown id, another user's record or a non-numeric id is 404. */
         Id: number;
+        /** @description The proposal's id. An unknown id, another user's proposal or a non-numeric id is 404. */
+        Proposal: number;
     };
     requestBodies: never;
     headers: {
@@ -10360,6 +10475,101 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listRuleProposals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proposals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleProposalList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    acceptRuleProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The proposal's id. An unknown id, another user's proposal or a non-numeric id is 404. */
+                proposal: components["parameters"]["Proposal"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RuleProposalAccept"];
+            };
+        };
+        responses: {
+            /** @description Replay of a known `client_id`; the existing rule, unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleResult"];
+                };
+            };
+            /** @description The rule created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    dismissRuleProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The proposal's id. An unknown id, another user's proposal or a non-numeric id is 404. */
+                proposal: components["parameters"]["Proposal"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dismissed. `data` is null. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };

@@ -143,11 +143,14 @@ export type OperationId =
   | 'resumeReminder'
   | 'snoozeReminder'
   | 'updateReminder'
+  | 'acceptRuleProposal'
   | 'applyRule'
   | 'createRule'
   | 'deleteRule'
+  | 'dismissRuleProposal'
   | 'getRule'
   | 'getRuleApplication'
+  | 'listRuleProposals'
   | 'listRules'
   | 'previewRule'
   | 'updateRule'
@@ -327,11 +330,14 @@ export const operations: readonly OperationInfo[] = [
   {operationId: 'resumeReminder',method: 'POST',path: '/v1/reminders/{id}/resume',route: '/api/v1/reminders/:id/resume',tag: 'Reminders',public: false,bodyTypes: []},
   {operationId: 'snoozeReminder',method: 'POST',path: '/v1/reminders/{id}/snooze',route: '/api/v1/reminders/:id/snooze',tag: 'Reminders',public: false,bodyTypes: ['application/json']},
   {operationId: 'updateReminder',method: 'PUT',path: '/v1/reminders/{id}',route: '/api/v1/reminders/:id',tag: 'Reminders',public: false,bodyTypes: ['application/json']},
+  {operationId: 'acceptRuleProposal',method: 'POST',path: '/v1/rules/proposals/{proposal}/accept',route: '/api/v1/rules/proposals/:proposal/accept',tag: 'Rules',public: false,bodyTypes: ['application/json']},
   {operationId: 'applyRule',method: 'POST',path: '/v1/rules/{id}/apply',route: '/api/v1/rules/:id/apply',tag: 'Rules',public: false,bodyTypes: []},
   {operationId: 'createRule',method: 'POST',path: '/v1/rules',route: '/api/v1/rules',tag: 'Rules',public: false,bodyTypes: ['application/json']},
   {operationId: 'deleteRule',method: 'DELETE',path: '/v1/rules/{id}',route: '/api/v1/rules/:id',tag: 'Rules',public: false,bodyTypes: []},
+  {operationId: 'dismissRuleProposal',method: 'POST',path: '/v1/rules/proposals/{proposal}/dismiss',route: '/api/v1/rules/proposals/:proposal/dismiss',tag: 'Rules',public: false,bodyTypes: []},
   {operationId: 'getRule',method: 'GET',path: '/v1/rules/{id}',route: '/api/v1/rules/:id',tag: 'Rules',public: false,bodyTypes: [],conditional: []},
   {operationId: 'getRuleApplication',method: 'GET',path: '/v1/rules/{id}/apply',route: '/api/v1/rules/:id/apply',tag: 'Rules',public: false,bodyTypes: []},
+  {operationId: 'listRuleProposals',method: 'GET',path: '/v1/rules/proposals',route: '/api/v1/rules/proposals',tag: 'Rules',public: false,bodyTypes: []},
   {operationId: 'listRules',method: 'GET',path: '/v1/rules',route: '/api/v1/rules',tag: 'Rules',public: false,bodyTypes: [],conditional: []},
   {operationId: 'previewRule',method: 'GET',path: '/v1/rules/{id}/preview',route: '/api/v1/rules/:id/preview',tag: 'Rules',public: false,bodyTypes: []},
   {operationId: 'updateRule',method: 'PUT',path: '/v1/rules/{id}',route: '/api/v1/rules/:id',tag: 'Rules',public: false,bodyTypes: ['application/json']},
@@ -386,11 +392,14 @@ export const additions: readonly OperationId[] = [
   'getPushServer',
   'listPushSubscriptions',
   'registerPushSubscription',
+  'acceptRuleProposal',
   'applyRule',
   'createRule',
   'deleteRule',
+  'dismissRuleProposal',
   'getRule',
   'getRuleApplication',
+  'listRuleProposals',
   'listRules',
   'previewRule',
   'updateRule',

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { findFileImport, insertFileImport, lockFailedRows, resolveFailedRows, selectFileImports, selectOpenFailedRows, setFailedReason, type FileImportRow } from '../db/imports.js';
 import { pageMeta, pageOffset } from '../db/feed.js';
+import { recordImportedLines } from '../db/rule-proposals.js';
 import type { Database } from '../db/schema.js';
 import { CsvReadError } from '../domain/import-rows.js';
 import { hasTooManyDecimals, moneyFromInput } from '../domain/money.js';
@@ -197,6 +198,8 @@ async function fixRow(ctx: HandlerContext<'fixFailedImports'>, importId: number,
         { ...values, type: item.type, party: item.party ?? null, category: item.category ?? null, description: item.description ?? null },
         write,
       );
+      // a fixed row is an imported line like the others of its file (learned rules)
+      await recordImportedLines(trx, write.userId, [{ transactionId, counterparty: item.party ?? null, description: item.description ?? null }]);
       await resolveFailedRows(trx, ids, transactionId, write.now);
       return { id: item.id, status: 'fixed' as const, reason: null, transaction_id: transactionId, transfer_id: null };
     });

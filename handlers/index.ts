@@ -27,6 +27,7 @@ import { pushHandlers } from './push.js';
 import { bankConnectionHandlers } from './bank-connections.js';
 import { refundHandlers } from './refunds.js';
 import { reminderHandlers } from './reminders.js';
+import { ruleProposalHandlers } from './rule-proposals.js';
 import { ruleHandlers } from './rules.js';
 import { statisticsHandlers } from './statistics.js';
 import { transactionHandlers } from './transactions.js';
@@ -46,6 +47,7 @@ export const allHandlers: Partial<Handlers> = {
   ...partyHandlers,
   ...categoryHandlers,
   ...ruleHandlers,
+  ...ruleProposalHandlers,
   ...configurationHandlers,
   ...transactionHandlers,
   ...fileHandlers,

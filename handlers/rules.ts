@@ -3,7 +3,7 @@
 // the language's checks (422 keyed by field, a regex that does not compile included), the
 // records a rule names must be the caller's (404 keyed by the field), an explicit order
 // (`position`, a new rule goes last) and a bound on live rules per user (409 beyond).
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { components } from '../generated/api.js';
 import { lockRuleList, MAX_RULES_PER_USER } from '../db/rules.js';
 import type { Database } from '../db/schema.js';
@@ -36,30 +36,8 @@ export const ruleHandlers = {
 
   getRule: (ctx: HandlerContext<'getRule'>) => rules.show(ctx),
 
-  createRule: async (ctx: HandlerContext<'createRule'>) => {
-    const { body, user, db } = ctx;
-    const content = { conditions: body.conditions as RuleCondition[], actions: body.actions as RuleAction[] };
-    await checkRuleContent(db, user.id, content);
-    return rules.create(ctx, async (trx, columns) => {
-      const list = await lockRuleList(trx, user.id);
-      if (list.count >= MAX_RULES_PER_USER) throw conflict(`A user may keep at most ${MAX_RULES_PER_USER} rules; delete one first.`);
-      const row = await trx
-        .insertInto('rules')
-        .values({
-          ...columns,
-          name: body.name,
-          position: body.position ?? list.nextPosition,
-          enabled: body.enabled ?? true,
-          stop_after: body.stop_after ?? false,
-          match: body.match ?? 'all',
-          conditions: JSON.stringify(content.conditions),
-          actions: JSON.stringify(content.actions),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
-    });
-  },
+  createRule: (ctx: HandlerContext<'createRule'>) =>
+    createRuleFrom(ctx, { name: ctx.body.name, position: ctx.body.position, enabled: ctx.body.enabled, stop_after: ctx.body.stop_after, match: ctx.body.match, conditions: ctx.body.conditions as RuleCondition[], actions: ctx.body.actions as RuleAction[] }),
 
   updateRule: async (ctx: HandlerContext<'updateRule'>) => {
     const { body, user, db } = ctx;
@@ -123,6 +101,52 @@ export const ruleHandlers = {
     return ok(toRuleApplication(run));
   },
 } satisfies Partial<Handlers>;
+
+/** A new rule's fields, as POST /v1/rules takes them. */
+export interface NewRule {
+  name: string;
+  position?: number;
+  enabled?: boolean;
+  stop_after?: boolean;
+  match?: 'all' | 'any';
+  conditions: RuleCondition[];
+  actions: RuleAction[];
+}
+
+/**
+ * Creates a rule through the shared synced-record flow (a known `client_id` is a replay), after
+ * the language's checks and those of the records it names; `within` runs in the rule's database
+ * transaction once it is written (an accepted proposal is closed with it).
+ */
+export async function createRuleFrom(
+  ctx: Parameters<typeof rules.create>[0],
+  rule: NewRule,
+  within?: (trx: Transaction<Database>, ruleId: number) => Promise<void>,
+) {
+  const { user, db } = ctx;
+  const content = { conditions: rule.conditions, actions: rule.actions };
+  await checkRuleContent(db, user.id, content);
+  return rules.create(ctx, async (trx, columns) => {
+    const list = await lockRuleList(trx, user.id);
+    if (list.count >= MAX_RULES_PER_USER) throw conflict(`A user may keep at most ${MAX_RULES_PER_USER} rules; delete one first.`);
+    const row = await trx
+      .insertInto('rules')
+      .values({
+        ...columns,
+        name: rule.name,
+        position: rule.position ?? list.nextPosition,
+        enabled: rule.enabled ?? true,
+        stop_after: rule.stop_after ?? false,
+        match: rule.match ?? 'all',
+        conditions: JSON.stringify(content.conditions),
+        actions: JSON.stringify(content.actions),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await within?.(trx, row.id);
+    return row.id;
+  });
+}
 
 /** The dry run: every live income and expense read a chunk at a time; counts and the first `limit` changes. */
 async function previewOnExisting(db: Kysely<Database>, userId: number, rule: RuleRow, limit: number) {

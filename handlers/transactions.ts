@@ -33,6 +33,7 @@ import {
   touchTransaction,
   updateTransactionEntry,
 } from './shared/transaction-writes.js';
+import { recordCorrections } from './shared/rule-learning.js';
 import { applyRulesToEntry } from './shared/transaction-rules.js';
 import { toTransactions, type TransactionView } from './views/transaction.js';
 
@@ -135,6 +136,8 @@ export const transactionHandlers = {
           if (row.transfer_id !== null && moves) throw conflict('This transaction is part of a transfer: change the transfer to change its amount or wallet.');
           if (converts) await checkConvertible(trx, user.id, row);
           await checkEntryReferences(trx, user.id, changes, row);
+          // an imported line's new category or party is remembered, to propose a rule (never to run one)
+          await recordCorrections(trx, user.id, row, changes, now);
           await updateTransactionEntry(trx, user.id, row, changes, now, sync);
           await attach(trx, user.id, row.id, now);
           await alert(trx, user.id, row.id);

@@ -15,20 +15,23 @@
 // written together (shared/import-batch.ts: a few statements per batch, each wallet's balance
 // moved once); a transfer pair, or every row of a batch whose bulk write hit an unexpected
 // error, runs under its own savepoint: a row that fails is rolled back alone and recorded in
-// failed_imports with its raw cells and the real reason. Once every row is handled the import
+// failed_imports with its raw cells and the real reason. Each row written is remembered with
+// the file's counterparty and description (imported_lines: learned rules learn from edits of
+// imported lines, docs/rules.md). Once every row is handled the import
 // is `completed` (and import.completed recorded, in that commit) and its upload removed.
 import path from 'node:path';
 import { sql, type Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { importUpload, insertFailedRows, lockImport, unfinishedImportIds, updateImport, type NewFailedRow } from '../db/imports.js';
+import { recordImportedLines } from '../db/rule-proposals.js';
 import type { Database } from '../db/schema.js';
 import { recordWebhookEvent } from '../db/webhook-outbox.js';
 import { CsvReadError } from '../domain/import-rows.js';
 import { openCsvFile, surveyCsvFile, type CsvFile, type CsvLayout } from '../domain/statements/csv-stream.js';
 import { importEntries } from '../handlers/shared/import-batch.js';
 import { loadUserRules } from '../handlers/shared/transaction-rules.js';
-import { importEntry, importTimeZone, importTransfer, rejectionReason, UNEXPECTED_FAILURE, type ImportWriteContext } from '../handlers/shared/import-entries.js';
+import { importEntry, importTimeZone, importTransfer, rejectionReason, UNEXPECTED_FAILURE, type ImportedEntry, type ImportWriteContext } from '../handlers/shared/import-entries.js';
 import type { JobContext, JobDefinition } from '../server/jobs.js';
 import { removeStoredFiles } from '../server/stored-files.js';
 import { readStoredBytes } from '../server/storage.js';
@@ -167,11 +170,14 @@ async function writeUnits(trx: Transaction<Database>, batch: ImportUnit[], ctx: 
 async function writeEntries(trx: Transaction<Database>, run: Array<Extract<ImportUnit, { kind: 'entry' }>>, ctx: ImportWriteContext, log: FastifyBaseLogger): Promise<NewFailedRow[]> {
   await sql`savepoint import_batch`.execute(trx);
   try {
+    const made: Array<{ at: number; id: number }> = [];
     const reasons = await importEntries(
       trx,
       run.map((unit) => unit.entry),
       ctx,
+      (at, id) => made.push({ at, id }),
     );
+    await recordImportedLines(trx, ctx.userId, made.map(({ at, id }) => lineOf(run[at].entry, id)));
     await sql`release savepoint import_batch`.execute(trx);
     return run.flatMap((unit, i) => (reasons[i] === undefined ? [] : [{ ...unit.cells, reason: reasons[i]! }]));
   } catch (error) {
@@ -180,10 +186,15 @@ async function writeEntries(trx: Transaction<Database>, run: Array<Extract<Impor
   }
   const failed: NewFailedRow[] = [];
   for (const unit of run) {
-    const reason = await attempt(trx, log, () => importEntry(trx, unit.entry, ctx));
+    const reason = await attempt(trx, log, async () => recordImportedLines(trx, ctx.userId, [lineOf(unit.entry, await importEntry(trx, unit.entry, ctx))]));
     if (reason) failed.push({ ...unit.cells, reason });
   }
   return failed;
+}
+
+/** A row as learned rules read it (db/rule-proposals.ts): the file's counterparty and description. */
+function lineOf(entry: ImportedEntry, transactionId: number) {
+  return { transactionId, counterparty: entry.counterparty ?? entry.party, description: entry.description };
 }
 
 /** Runs one row's writes under a savepoint; returns why it failed (its writes undone), or undefined. */

@@ -73,6 +73,16 @@ const pushSubscription = await post('/api/v1/push/subscriptions', { kind: 'fcm',
 const mcpToken = await post('/api/v1/ai/mcp/tokens', { name: 'Mine' });
 const chat = await api.db.insertInto('chat_sessions').values({ user_id: A, title: 'Mine' }).returning('id').executeTakeFirstOrThrow();
 const rule = await post('/api/v1/rules', { name: 'Mine', conditions: [{ field: 'description', operator: 'contains', value: 'mine' }], actions: [{ type: 'set_categories', category_ids: [category.id] }] });
+// a learned rule's proposal, offered (two corrections of live transactions, as edits of imported lines record them)
+const proposal = await api.db
+  .insertInto('rule_proposals')
+  .values({ user_id: A, field: 'counterparty', key: 'mine', text: 'Mine', kind: 'category', category_id: category.id, party_id: null, rule_id: null })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+await api.db
+  .insertInto('rule_corrections')
+  .values([expense.id, income.id].map((transactionId) => ({ user_id: A, transaction_id: transactionId, kind: 'category' as const, proposal_id: proposal.id, from_ids: [] })))
+  .execute();
 
 // Rows the API has no public way to make for a test, written as the service would.
 const fileRow = await api.db
@@ -145,7 +155,7 @@ const idsByResource: Record<string, number | string> = {
   'bank-accounts': bankAccount.id,
   rules: rule.id,
 };
-const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id, delivery: webhookDelivery.id, tokenId: mcpToken.id };
+const idsByParam: Record<string, number> = { file_id: fileRow.id, chat: chat.id, message: message.id, action: action.id, delivery: webhookDelivery.id, tokenId: mcpToken.id, proposal: proposal.id };
 
 /** Bodies the schema sampler cannot make valid on its own (a number given as a string...). */
 const upload = multipart([], [{ field: 'files[]', filename: 'a.png', contentType: 'image/png', data: PNG }]);

@@ -155,6 +155,16 @@ async function fixtures(app: TestApp) {
     .returning('id')
     .executeTakeFirstOrThrow();
   const rule = await post('/api/v1/rules', { name: 'Food', conditions: [{ field: 'description', operator: 'contains', value: 'grocer' }], actions: [{ type: 'set_categories', category_ids: [category.id] }] });
+  // a learned rule's proposal, offered: two corrections of live transactions (as PUT of imported lines records them)
+  const proposal = await db
+    .insertInto('rule_proposals')
+    .values({ user_id: userId, field: 'counterparty', key: 'grocer', text: 'Grocer', kind: 'category', category_id: category.id, party_id: null, rule_id: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('rule_corrections')
+    .values([expense.id, income.id].map((transactionId) => ({ user_id: userId, transaction_id: transactionId, kind: 'category' as const, proposal_id: proposal.id, from_ids: [] })))
+    .execute();
   const victims = [(await app.newUser()).user.id, (await app.newUser()).user.id];
   const pools: Record<string, Array<number | string>> = {
     wallet: wallets.map((w) => w.id),
@@ -183,6 +193,7 @@ async function fixtures(app: TestApp) {
     'bank-connection': [bankConnections[0].id],
     'bank-account': [bankAccount.id],
     rule: [rule.id],
+    'rule-proposal': [proposal.id],
   };
   const tuples: Record<string, Array<Record<string, number | string>>> = {
     '/v1/transactions/{id}/files/{file_id}': [{ id: expense.id, file_id: fileId }],

@@ -42,6 +42,7 @@ import * as m037 from './037_webhook_standard_secrets.js';
 import * as m039 from './039_mcp_tokens.js';
 import * as m040 from './040_rules.js';
 import * as m042 from './042_bank_connections.js';
+import * as m043 from './043_rule_proposals.js';
 import * as m044 from './044_mcp_oauth.js';
 import * as m047 from './047_transaction_day_counts.js';
 
@@ -83,6 +84,7 @@ export const migrations: Record<string, Migration> = {
   '039_mcp_tokens': m039,
   '040_rules': m040,
   '042_bank_connections': m042,
+  '043_rule_proposals': m043,
   '044_mcp_oauth': m044,
   '047_transaction_day_counts': m047,
 };

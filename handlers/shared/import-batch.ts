@@ -3,7 +3,8 @@
 // distinct wallet, party and category, the overdraft rule walked in file order over the locked
 // balances, the rows inserted a few thousand per statement, and each wallet's balance moved
 // once through moveBalances, their transaction.created events recorded together. A row that
-// breaks a rule gets its reason and writes nothing.
+// breaks a rule gets its reason and writes nothing. A row one of the user's rules books as a
+// transfer (transfer_to_wallet) is written alone, through rule-transfers.ts.
 import { sql, type Transaction } from 'kysely';
 import { lockWallets, negativeBalanceAllowed } from '../../db/balances.js';
 import { findOrCreateCategoryByName } from '../../db/category-names.js';
@@ -14,6 +15,7 @@ import { balanceEffect, overdraftRefused } from '../../domain/ledger.js';
 import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
 import { checkedAmount, entryWallet, importDayStart, rejectionReason, type ImportedEntry, type ImportWriteContext } from './import-entries.js';
 import { BALANCE_TOO_LARGE, moveBalances, overdraftMessage, type Effect } from './ledger.js';
+import { bookRuledTransfer, withTransferRefused } from './rule-transfers.js';
 import { applyRulesToMany, loadUserRules, skippedByRule, type RuledFields } from './transaction-rules.js';
 
 /** Rows per INSERT statement. */
@@ -39,8 +41,8 @@ export async function importEntries(
   trx: Transaction<Database>,
   entries: ImportedEntry[],
   ctx: ImportWriteContext,
-  /** Told each transaction written, by the entry's position. */
-  onCreated?: (at: number, transactionId: number) => void,
+  /** Told each transaction written, by the entry's position (`paired`: a transfer booked before, already imported). */
+  onCreated?: (at: number, transactionId: number, paired?: boolean) => void,
 ): Promise<Array<string | undefined>> {
   const reasons: Array<string | undefined> = new Array(entries.length).fill(undefined);
   const reject = (at: number, error: unknown) => {
@@ -87,11 +89,12 @@ export async function importEntries(
     })),
     ctx.now,
   );
-  const kept = checked.filter((row, i) => {
+  const notSkipped = checked.filter((row, i) => {
     row.ruled = ruled[i];
     if (ruled[i].skippedBy !== null) reasons[row.at] = skippedByRule(ruled[i]);
     return ruled[i].skippedBy === null;
   });
+  const kept = await withoutTransfers(trx, notSkipped, ctx, onCreated);
 
   const accepted = await withinBalances(trx, kept, ctx, reasons);
   if (accepted.length === 0) return reasons;
@@ -130,6 +133,34 @@ export async function importEntries(
   });
   if (representatives.size > 0) await ctx.alert?.(trx, ctx.userId, [...representatives.values()]);
   return reasons;
+}
+
+/**
+ * The rows a rule books as transfers (transfer_to_wallet), booked or paired one by one, out of
+ * the batch; the others, and those that cannot be a transfer (imported as they are, the reason
+ * in their metadata), stay in it.
+ */
+async function withoutTransfers(trx: Transaction<Database>, rows: Accepted[], ctx: ImportWriteContext, onCreated?: (at: number, transactionId: number, paired?: boolean) => void): Promise<Accepted[]> {
+  if (rows.every((row) => row.ruled?.transferWalletId == null)) return rows;
+  // every wallet the batch and its transfers touch, locked in id order before any transfer locks its pair
+  await lockWallets(trx, ctx.userId, [...rows.map((row) => row.walletId), ...rows.flatMap((row) => (row.ruled?.transferWalletId != null ? [row.ruled.transferWalletId] : []))]);
+  const claimed = new Set<number>();
+  const kept: Accepted[] = [];
+  for (const row of rows) {
+    const otherWalletId = row.ruled?.transferWalletId;
+    if (otherWalletId == null || !row.ruled) {
+      kept.push(row);
+      continue;
+    }
+    const line = { type: row.entry.type, amount: row.amount, walletId: row.walletId, otherWalletId, datetime: row.datetime, description: row.ruled.description ?? row.entry.description, bookedElsewhere: bookedByBank(row.entry) };
+    const transfer = await bookRuledTransfer(trx, ctx.userId, line, ctx.now, claimed);
+    if (transfer.status === 'refused') {
+      kept.push({ ...row, ruled: withTransferRefused(row.ruled, transfer.reason) });
+      continue;
+    }
+    onCreated?.(row.at, transfer.transactionId, transfer.status === 'paired');
+  }
+  return kept;
 }
 
 /**

@@ -54,6 +54,7 @@ export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: Co
     const written = await writePlain(trx, ctx, plain);
     await sql`release savepoint import_plain`.execute(trx);
     counts.created += written.created;
+    counts.already_imported += written.paired;
     counts.failed += written.failed;
   } catch (error) {
     // an error nobody anticipated: the suggestions one by one, each alone
@@ -65,7 +66,7 @@ export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: Co
 }
 
 /** The plain suggestions resolved to entries and written together; each one's outcome recorded on it. */
-async function writePlain(trx: Transaction<Database>, ctx: ConfirmContext, plain: ImportSuggestionRow[]): Promise<{ created: number; failed: number }> {
+async function writePlain(trx: Transaction<Database>, ctx: ConfirmContext, plain: ImportSuggestionRow[]): Promise<{ created: number; paired: number; failed: number }> {
   const failed: Array<{ id: number; reason: string }> = [];
   const entries: ImportedEntry[] = [];
   const owners: ImportSuggestionRow[] = [];
@@ -82,15 +83,18 @@ async function writePlain(trx: Transaction<Database>, ctx: ConfirmContext, plain
     }
   }
   const created: Array<{ id: number; transactionId: number }> = [];
-  const reasons = await importEntries(trx, entries, { userId: ctx.userId, now: ctx.now, timeZone: ctx.timeZone, alert: ctx.alert }, (at, transactionId) =>
-    created.push({ id: owners[at].id, transactionId }),
-  );
+  // a line a rule pairs with a transfer booked before (its counter-line) is marked imported with that transfer's leg
+  let paired = 0;
+  const reasons = await importEntries(trx, entries, { userId: ctx.userId, now: ctx.now, timeZone: ctx.timeZone, alert: ctx.alert }, (at, transactionId, isPaired) => {
+    created.push({ id: owners[at].id, transactionId });
+    if (isPaired) paired++;
+  });
   reasons.forEach((reason, at) => {
     if (reason !== undefined) failed.push({ id: owners[at].id, reason });
   });
   await markBatchImported(trx, created, ctx.now);
   await markBatchFailed(trx, failed, ctx.now);
-  return { created: created.length, failed: failed.length };
+  return { created: created.length - paired, paired, failed: failed.length };
 }
 
 /** A suggestion as the entry a small confirm would write for it without overrides. */

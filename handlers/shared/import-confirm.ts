@@ -20,6 +20,7 @@ import { targetCurrency } from '../../db/settings.js';
 import { csvReadingOf, statementBalancesOf, type StatementBalance } from '../views/import-session.js';
 import { importDayStart, rejectionReason } from './import-entries.js';
 import { createTransactionEntry } from './transaction-writes.js';
+import { bookRuledTransfer, withTransferRefused } from './rule-transfers.js';
 import { applyRulesToEntry, skippedByRule } from './transaction-rules.js';
 
 export type ConfirmRequest = components['schemas']['ImportConfirmRequest'];
@@ -169,18 +170,30 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
     { counterparty: suggestion.party, currency: suggestion.currency },
   );
   if (ruled.ruled.skippedBy !== null) throw new ItemFailure(skippedByRule(ruled.ruled));
+  const fee = item.fee != null ? moneyFromInput(item.fee) : suggestion.fee;
+  const hasFee = fee !== null && new Decimal(fee).greaterThan(0);
+  if (ruled.ruled.transferWalletId !== null && hasFee) ruled.metadata = withTransferRefused(ruled.ruled, 'Not booked as a transfer: the line has a fee.').metadata;
+  else if (ruled.ruled.transferWalletId !== null) {
+    const line = { type, amount, walletId, otherWalletId: ruled.ruled.transferWalletId, datetime, description: item.description ?? ruled.description ?? null, bookedElsewhere };
+    const transfer = await bookRuledTransfer(trx, userId, line, now, new Set());
+    if (transfer.status !== 'refused') {
+      await markSuggestionImported(trx, suggestion.id, { transactionId: transfer.transactionId, feeTransactionId: null }, now);
+      const status = transfer.status === 'paired' ? 'already_imported' : 'created';
+      return { index: item.index, status, transaction_id: transfer.transactionId, fee_transaction_id: null, wallet_id: walletId, party_id: null, category_id: null, error: null };
+    }
+    ruled.metadata = withTransferRefused(ruled.ruled, transfer.reason).metadata;
+  }
   const categoryIds = ruled.ruled.ruleCategoryIds.length > 0 && item.category_id == null ? ruled.ruled.ruleCategoryIds : categoryId === null ? [] : [categoryId];
   const transactionId = await createTransactionEntry(trx, userId, { ...ruled, description: item.description ?? ruled.description, categoryIds }, now);
   await ctx.alert(trx, userId, transactionId);
-  const fee = item.fee != null ? moneyFromInput(item.fee) : suggestion.fee;
   let feeTransactionId: number | null = null;
-  if (fee !== null && new Decimal(fee).greaterThan(0)) {
+  if (hasFee) {
     const charges = await findOrCreateParty(trx, userId, 'Charges', now, 'business');
     // intent stays `regular`: clients decode the spec's intents strictly, and `fee` is not one
     feeTransactionId = await createTransactionEntry(
       trx,
       userId,
-      { type: 'expense', amount: fee, walletId, datetime, description: 'Transaction fee', partyId: charges },
+      { type: 'expense', amount: fee!, walletId, datetime, description: 'Transaction fee', partyId: charges },
       now,
     );
     await ctx.alert(trx, userId, feeTransactionId);

@@ -21,6 +21,7 @@ import { HttpError } from '../../server/errors.js';
 import { effectsOf, planTransfer } from '../transfers.js';
 import { moveBalances } from './ledger.js';
 import { createTransactionEntry } from './transaction-writes.js';
+import { bookRuledTransfer, withTransferRefused } from './rule-transfers.js';
 import { applyRulesToEntry, skippedByRule, type UserRules } from './transaction-rules.js';
 
 /** A row that cannot be imported; the message is the reason the user reads. */
@@ -144,6 +145,12 @@ export async function importEntry(trx: Transaction<Database>, entry: ImportedEnt
     ctx.rules,
   );
   if (ruled.ruled.skippedBy !== null) throw new RowRejected(skippedByRule(ruled.ruled));
+  if (ruled.ruled.transferWalletId !== null) {
+    const line = { type: entry.type, amount, walletId: wallet.id, otherWalletId: ruled.ruled.transferWalletId, datetime: ruled.datetime, description: ruled.description ?? null, bookedElsewhere: entry.bankRow !== undefined };
+    const transfer = await bookRuledTransfer(trx, ctx.userId, line, ctx.now, new Set());
+    if (transfer.status !== 'refused') return transfer.transactionId;
+    ruled.metadata = withTransferRefused(ruled.ruled, transfer.reason).metadata;
+  }
   const id = await createTransactionEntry(trx, ctx.userId, ruled, ctx.now);
   if (entry.type === 'expense') await ctx.alert?.(trx, ctx.userId, id);
   return id;

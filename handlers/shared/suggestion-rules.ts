@@ -21,6 +21,8 @@ export interface SuggestionRules {
   groupId: number | null;
   /** Why the line is left out (naming the rule), or null. */
   skippedReason: string | null;
+  /** The wallet a rule books the line as a transfer with (transfer_to_wallet), or null. */
+  transferWalletId: number | null;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function suggestionRulesOf(db: Kysely<Database>, userId: number, ro
       description: fields.description !== row.description ? fields.description : null,
       groupId: fields.groupId,
       skippedReason: fields.skippedBy !== null ? skippedByRule(fields) : null,
+      transferWalletId: fields.transferWalletId,
     });
   });
   return found;

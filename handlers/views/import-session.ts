@@ -35,6 +35,7 @@ export function toImportSuggestion(row: ImportSuggestionRow, ruled?: SuggestionR
       description: ruled.description,
       group_id: ruled.groupId,
       skipped: ruled.skippedReason !== null,
+      transfer_wallet_id: ruled.transferWalletId,
     },
   };
 }

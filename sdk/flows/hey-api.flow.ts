@@ -6,6 +6,7 @@
 import { createClient } from '../generated/hey-api/client/index.js';
 import {
   analyzeImport,
+  acceptRuleProposal,
   applyRule,
   askAssistant,
   closeBudgetPeriod,
@@ -37,6 +38,7 @@ import {
   deletePushSubscription,
   deleteReminder,
   deleteRule,
+  dismissRuleProposal,
   deleteTransaction,
   deleteTransactionFile,
   deleteTransfer,
@@ -99,6 +101,7 @@ import {
   listPushSubscriptions,
   listRefunds,
   listReminders,
+  listRuleProposals,
   listRules,
   listTransactions,
   listTransfers,
@@ -259,6 +262,15 @@ async function records(client: Client) {
   console.log(run.state, run.total);
   await getRuleApplication({ client, path: { id: rule.id } });
   await deleteRule({ client, path: { id: rule.id } });
+  // learned rules: proposals from the user's corrections of imported lines
+  const proposals = must((await listRuleProposals({ client })).data, 'rule proposals').data;
+  for (const proposal of proposals) console.log(proposal.text, proposal.corrections, proposal.rule.actions[0]?.type);
+  const [first, second] = proposals;
+  if (first) {
+    const accepted = must((await acceptRuleProposal({ client, path: { proposal: first.id }, body: { name: 'Learned', enabled: true } })).data, 'accept proposal').data;
+    console.log(accepted.id, accepted.conditions.length);
+  }
+  if (second) await dismissRuleProposal({ client, path: { proposal: second.id } });
 
   const party = must((await createParty({ client, body: { name: 'Grocer', type: 'business' } })).data, 'create party').data;
   await listParties({ client, query: { limit: 20 } });

@@ -100,6 +100,11 @@ async function records(client: Client) {
   const run = must((await client.GET('/v1/rules/{id}/apply', { params: { path: { id: rule.id } } })).data, 'rule run').data;
   console.log(run.processed, run.changed);
   await client.DELETE('/v1/rules/{id}', { params: { path: { id: rule.id } } });
+  const proposals = must((await client.GET('/v1/rules/proposals')).data, 'rule proposals').data;
+  for (const proposal of proposals) console.log(proposal.field, proposal.transaction_ids);
+  const [first, second] = proposals;
+  if (first) await client.POST('/v1/rules/proposals/{proposal}/accept', { params: { path: { proposal: first.id } }, body: { stop_after: true } });
+  if (second) await client.POST('/v1/rules/proposals/{proposal}/dismiss', { params: { path: { proposal: second.id } } });
 
   const party = must((await client.POST('/v1/parties', { body: { name: 'Grocer', type: 'business' } })).data, 'create party').data;
   await client.GET('/v1/parties', { params: { query: { limit: 20 } } });

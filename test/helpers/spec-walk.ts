@@ -203,7 +203,7 @@ const KIND_BY_SEGMENT: Record<string, string> = {
 };
 
 /** Parameters named after what they hold. */
-const KIND_BY_PARAM: Record<string, string> = { file_id: 'file', chat: 'chat', message: 'message', action: 'action', driver: 'driver', delivery: 'webhook-delivery', tokenId: 'mcp-token' };
+const KIND_BY_PARAM: Record<string, string> = { file_id: 'file', chat: 'chat', message: 'message', action: 'action', driver: 'driver', delivery: 'webhook-delivery', tokenId: 'mcp-token', proposal: 'rule-proposal' };
 
 /** The kind of record a path parameter names; throws for one it cannot tell, so a new route is mapped. */
 export function pathRecordKind(template: string, param: string): string {

@@ -4,6 +4,7 @@ import t from 'tap';
 import { checkRule, referencedIds, type RuleAction, type RuleCondition, type RuleDefinition } from '../../domain/rules/language.js';
 import { compileRules, evaluateRules, type TransactionFacts } from '../../domain/rules/evaluate.js';
 import { compileRegex, foldText, regexSubject, requiredLiteral } from '../../domain/rules/text.js';
+import { correctionsOf, learnedLine, proposedRule } from '../../domain/rules/learning.js';
 
 const line: TransactionFacts = {
   description: 'KARTENZAHLUNG REWE Markt GmbH 1234 Berlin',
@@ -200,5 +201,28 @@ t.test('referencedIds names the field of every id', async (t) => {
     wallets: [['conditions.0.wallet_ids', 4], ['actions.2.wallet_id', 5]],
     groups: [['actions.1.group_id', 3]],
     parties: [['actions.3.party_id', 6]],
+  });
+});
+
+t.test('learned rules: the line text a correction is keyed by, and what a correction teaches', async (t) => {
+  t.same(learnedLine({ counterparty: '  REWE Markt GmbH ', description: 'Kartenzahlung' }), { field: 'counterparty', text: 'REWE Markt GmbH', key: 'rewe markt gmbh' });
+  t.same(learnedLine({ counterparty: 'Bäckerei Süd', description: null })?.key, learnedLine({ counterparty: 'BAECKEREI SUED', description: null })?.key, 'umlaut spellings fold alike');
+  t.same(learnedLine({ counterparty: '', description: 'Miete Maerz' }), { field: 'description', text: 'Miete Maerz', key: 'miete marz' }, 'no counterparty: the description');
+  t.equal(learnedLine({ counterparty: null, description: '   ' }), undefined);
+
+  t.same(correctionsOf({ categoryIds: [1], partyId: null }, { categoryIds: [2] }), [{ kind: 'category', to: 2, from: [1] }]);
+  t.same(correctionsOf({ categoryIds: [2], partyId: 5 }, { categoryIds: [2], partyId: 5 }), [], 'the same values teach nothing');
+  t.same(correctionsOf({ categoryIds: [], partyId: null }, { categoryIds: [2, 3] }), [], 'several categories are not learned from');
+  t.same(correctionsOf({ categoryIds: [3, 1], partyId: 5 }, { categoryIds: [2, 2], partyId: 7 }), [
+    { kind: 'category', to: 2, from: [1, 3] },
+    { kind: 'party', to: 7, from: [5] },
+  ]);
+  t.same(correctionsOf({ categoryIds: [], partyId: 5 }, { partyId: null }), [], 'a party removed is not learned from');
+
+  t.same(proposedRule({ field: 'counterparty', text: 'REWE', kind: 'party', targetId: 9, targetName: 'Rewe' }), {
+    name: 'REWE: Rewe',
+    match: 'all',
+    conditions: [{ field: 'counterparty', operator: 'is', value: 'REWE' }],
+    actions: [{ type: 'set_party', party_id: 9 }],
   });
 });
