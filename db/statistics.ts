@@ -260,16 +260,39 @@ export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, d
 }
 
 /**
- * dimensionSums from the raw rows: sums per type, wallet, first category, party and intent in
- * one pass over the window's index-only scan, joined to the names after aggregating.
+ * The parts the transaction `alias` counts in, as the statistics summary keeps them (046): a
+ * transaction without splits is one part (its first category, its party); a split one a part
+ * per line (the line's category, its party or else the transaction's). Columns category_id,
+ * party_id, amount, and the counts each part adds: transactions (1 for one part of each
+ * transaction), categories and parties (1 for the first part of each category or party).
+ */
+function transactionParts(alias: string): RawBuilder<unknown> {
+  const t = sql.table(alias);
+  return sql`
+        select min(tc.category_id) as category_id, ${t}.party_id, ${t}.amount, 1 as transactions, 1 as categories, 1 as parties
+          from transaction_categories tc where tc.transaction_id = ${t}.id
+        having not exists (select 1 from transaction_splits s where s.transaction_id = ${t}.id)
+        union all
+        select s.category_id, coalesce(s.party_id, ${t}.party_id), s.amount, (s.position = 0)::int,
+               (row_number() over (partition by s.category_id order by s.position) = 1)::int,
+               (row_number() over (partition by coalesce(s.party_id, ${t}.party_id) order by s.position) = 1)::int
+          from transaction_splits s where s.transaction_id = ${t}.id`;
+}
+
+/**
+ * dimensionSums from the raw rows: sums per type, wallet, category, party and intent in one
+ * pass over the window's index-only scan (a split transaction's lines each under their own
+ * category and party), joined to the names after aggregating.
  */
 export function rawDimensionSumsRead(window: StatsWindow): StatsRead<DimensionSums> {
   const query = sql`
-    select d.type, d.wallet_id, d.category_id, d.party_id, d.intent, d.total::text as total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
+    select d.type, d.wallet_id, d.category_id, d.party_id, d.intent, d.total::text as total, d.count, d.category_count, d.party_count,
+           w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
-      select t.type, t.wallet_id, first_category.id as category_id, t.party_id, t.intent, sum(t.amount) as total, count(*) as count
+      select t.type, t.wallet_id, part.category_id, part.party_id, t.intent, sum(part.amount) as total,
+             sum(part.transactions) as count, sum(part.categories) as category_count, sum(part.parties) as party_count
       from transactions t
-      cross join lateral (select min(tc.category_id) as id from transaction_categories tc where tc.transaction_id = t.id) first_category
+      cross join lateral (${transactionParts('t')}) part
       where ${windowRows(window)}
       group by 1, 2, 3, 4, 5
     ) d
@@ -279,8 +302,8 @@ export function rawDimensionSumsRead(window: StatsWindow): StatsRead<DimensionSu
   const decode = (rows: any[]): DimensionSums => {
     const id = (value: unknown) => (value === null ? null : Number(value));
     return {
-      categories: rows.map((row) => ({ ...toSum(row), id: id(row.category_id), name: row.category_name, slug: row.category_slug })),
-      parties: rows.map((row) => ({ ...toSum(row), id: id(row.party_id), name: row.party_name, slug: null })),
+      categories: rows.map((row) => ({ ...toSum(row), count: Number(row.category_count), id: id(row.category_id), name: row.category_name, slug: row.category_slug })),
+      parties: rows.map((row) => ({ ...toSum(row), count: Number(row.party_count), id: id(row.party_id), name: row.party_name, slug: null })),
       intents: rows.map((row) => ({ ...toSum(row), intent: row.intent })),
     };
   };

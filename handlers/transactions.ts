@@ -33,6 +33,7 @@ import {
   updateTransactionEntry,
 } from './shared/transaction-writes.js';
 import { applyRulesToEntry } from './shared/transaction-rules.js';
+import { splitChanges } from './shared/transaction-splits.js';
 import { toTransactions, type TransactionView } from './views/transaction.js';
 
 // The flow works on rows; `present` turns them into views with their nested records.
@@ -132,8 +133,9 @@ export const transactionHandlers = {
           if (row.transfer_id !== null && converts) throw conflict('This transaction is part of a transfer: its type cannot change.');
           if (row.transfer_id !== null && moves) throw conflict('This transaction is part of a transfer: change the transfer to change its amount or wallet.');
           if (converts) await checkConvertible(trx, user.id, row);
-          await checkEntryReferences(trx, user.id, changes, row);
-          await updateTransactionEntry(trx, user.id, row, changes, now, sync);
+          const split = await splitChanges(trx, user.id, row, changes);
+          await checkEntryReferences(trx, user.id, split, row);
+          await updateTransactionEntry(trx, user.id, row, split, now, sync);
           await attach(trx, user.id, row.id, now);
           await alert(trx, user.id, row.id);
         }),

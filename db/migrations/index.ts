@@ -42,6 +42,7 @@ import * as m037 from './037_webhook_standard_secrets.js';
 import * as m039 from './039_mcp_tokens.js';
 import * as m040 from './040_rules.js';
 import * as m042 from './042_bank_connections.js';
+import * as m046 from './046_transaction_splits.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -81,4 +82,5 @@ export const migrations: Record<string, Migration> = {
   '039_mcp_tokens': m039,
   '040_rules': m040,
   '042_bank_connections': m042,
+  '046_transaction_splits': m046,
 };
