@@ -3,6 +3,7 @@
 // legs), each a 422 keyed by field with nothing written; replays; no token.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
 import { startApp } from './helpers/harness.js';
 import { ledgerFixtures } from './helpers/transaction-fixtures.js';
 
@@ -164,4 +165,18 @@ t.test('figures: budgets count each line under its category, a refund in proport
   const stats = await api.request('GET', '/api/v1/stats?start_date=2026-03-01&end_date=2026-03-15', { token: user.token });
   const spending = stats.body.data.charts.category_spending.map((row: any) => [row.id, row.amount, row.transaction_count]);
   t.same(spending, [[food, 60, 1], [home, 40, 1]], 'each line under its own category');
+});
+
+t.test('a recurring split transaction: each occurrence has its lines', async (t) => {
+  const tx = (
+    await create(receipt({ datetime: '2026-03-01T09:00:00Z', is_recurring: true, recurrence_period: 'daily' }))
+  ).body.data;
+  t.ok(tx.is_recurring);
+  t.ok((await materialiseDueOccurrences(api.db, api.app.services, new Date('2026-03-18T12:00:00Z'))) >= 1);
+  const made = await api.db.selectFrom('transactions').select('id').where('recurring_parent_id', '=', tx.id).execute();
+  t.ok(made.length >= 1);
+  for (const { id } of made) {
+    t.same(await splitRows(id), [['60.0000', household], ['40.0000', groceries]], `occurrence ${id}`);
+    t.same((await show(id)).body.data.categories.map((c: { id: number }) => c.id), [household, groceries]);
+  }
 });

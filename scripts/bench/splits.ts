@@ -38,6 +38,7 @@ try {
     }
     return result;
   };
+  await sql`analyze`.execute(database.db); // both sides measured on fresh statistics
   const before = await measure();
   // 30% of the user's incomes and expenses (not transfer legs) split in two lines: the first
   // line keeps the first category, the second another of the user's categories
