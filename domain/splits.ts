@@ -36,7 +36,7 @@ export function splitCategoryIds(lines: ReadonlyArray<{ categoryId: number | nul
  * A refund of `refund` paid back on an expense split into `amounts`, shared in proportion:
  * each line but the last gets refund × line / total rounded half away from zero to 4 decimals
  * (PostgreSQL's round), the last what remains, so the shares add up to the refund exactly.
- * The budgets' SQL (db/split-figures.ts) computes the same.
+ * The budgets' SQL (db/budget-window-sql.ts countedRefund) computes the same.
  */
 export function refundShares(refund: string, amounts: readonly string[]): string[] {
   const total = amounts.reduce((acc, amount) => acc.plus(amount), new Decimal(0));
