@@ -5,6 +5,8 @@
 //   or all of them when the budget has no live target;
 // - counted refunds: the user's live incomes marked as refunds, dated in the window, whose
 //   original expense is a counted expense of the same window.
+// - a split expense (046) counted only through its categories counts its lines in the targeted
+//   categories, and a refund of it the lines' proportional shares (budget-window-sql.ts).
 // Sums are per wallet currency; conversion and the progress numbers are domain/budget-progress.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { currentWindow, type BudgetWindow } from '../domain/budget-periods.js';
@@ -16,7 +18,7 @@ import type { DatabaseServices, ReadManualRates } from './services.js';
 import type { Budget, Database, JsonValue } from './schema.js';
 import { settingsOf } from './settings.js';
 import { userTimeZone } from './transactions.js';
-import { boundScope, countedExpense, refundInWindow, type Scope } from './budget-window-sql.js';
+import { boundScope, countedAmount, countedExpense, countedRefund, refundInWindow, type Scope } from './budget-window-sql.js';
 import { readRollovers, rollingOf, summedFromRows, summedFromSummary, type WindowRow } from './budget-window-sums.js';
 
 /** The columns of a budgets row this module reads. */
@@ -329,6 +331,7 @@ export async function progressOfBudget(db: Kysely<Database>, services: DatabaseS
 export interface CountedTransaction {
   id: number;
   type: 'income' | 'expense';
+  /** What the budget counts: the amount, or a split expense's (or its refund's) share in the targeted categories. */
   amount: string;
   currency: string;
   datetime: Date;
@@ -350,7 +353,12 @@ export async function countedTransactionsQuery(
   return db
     .selectFrom('transactions as t')
     .innerJoin('wallets as w', 'w.id', 't.wallet_id')
-    .select(['t.id', 't.type', 't.amount', 'w.currency', 't.datetime', 't.wallet_id'])
+    .select(['t.id', 't.type', 'w.currency', 't.datetime', 't.wallet_id'])
+    // what the budget counts of it: all, or a split expense's lines in the targeted categories (046)
+    .select(
+      sql<string>`case when t.type = 'expense' then ${countedAmount('t', scope)}
+        else (select ${countedRefund('t', 'o', scope)} from transactions o where o.id = t.refund_of_transaction_id) end`.as('amount'),
+    )
     // the bounds both kinds share, so the planner scans one index range
     .where('t.user_id', '=', scope.userId)
     .where('t.datetime', '>=', scope.from)

@@ -1,4 +1,5 @@
-// The SQL of a budget window's counted transactions (see db/budget-spending.ts for the rule),
+// The SQL of a budget window's counted transactions (see db/budget-spending.ts for the rule;
+// a split expense counted through its categories counts its lines in them, migration 046),
 // as fragments over a Scope: from the raw rows (the reference, and what lists the counted
 // transactions), and per wallet from the per-day summary of migration 023.
 import { sql, type RawBuilder } from 'kysely';
@@ -50,6 +51,44 @@ export function countedExpense(alias: string, scope: Scope): RawBuilder<boolean>
         where tc.transaction_id = ${t}.id and tc.category_id = any(${categoryIds})))))`;
 }
 
+/** `alias` (a counted expense) counts whole: the budget has no target, or its wallet or group is one. */
+function countsWhole(alias: string, scope: Scope): RawBuilder<boolean> {
+  const t = sql.table(alias);
+  const { walletIds, groupIds, categoryIds } = scope;
+  return sql<boolean>`(cardinality(${walletIds}) + cardinality(${groupIds}) + cardinality(${categoryIds}) = 0
+    or ${t}.wallet_id = any(${walletIds}) or ${t}.group_id = any(${groupIds}))`;
+}
+
+const isSplit = (alias: string) => sql<boolean>`exists (select 1 from transaction_splits split where split.transaction_id = ${sql.table(alias)}.id)`;
+
+/**
+ * What the counted expense `alias` counts in the budget: its amount, or, when it is split and
+ * counted only through its categories, the sum of its lines in the targeted categories (046).
+ */
+export function countedAmount(alias: string, scope: Scope): RawBuilder<string> {
+  const t = sql.table(alias);
+  return sql<string>`(case when ${countsWhole(alias, scope)} or not ${isSplit(alias)} then ${t}.amount
+    else (select coalesce(sum(split.amount), 0) from transaction_splits split
+           where split.transaction_id = ${t}.id and split.category_id = any(${scope.categoryIds})) end)`;
+}
+
+/**
+ * What the refund `refund` of the counted expense `expense` counts: all of it, or, when the
+ * expense is split and counted only through its categories, the shares of its lines in the
+ * targeted categories. Shares are in proportion to the lines, rounded to 4 decimals, the last
+ * line taking what remains (domain/splits.ts refundShares computes the same).
+ */
+export function countedRefund(refund: string, expense: string, scope: Scope): RawBuilder<string> {
+  const [r, t] = [sql.table(refund), sql.table(expense)];
+  const share = sql`round(${r}.amount * split.amount / ${t}.amount, 4)`;
+  return sql<string>`(case when ${countsWhole(expense, scope)} or not ${isSplit(expense)} then ${r}.amount
+    else (select coalesce(sum(line.share), 0) from (
+            select split.category_id,
+                   case when split.position = max(split.position) over () then ${r}.amount - (sum(${share}) over () - ${share}) else ${share} end as share
+              from transaction_splits split where split.transaction_id = ${t}.id) line
+           where line.category_id = any(${scope.categoryIds})) end)`;
+}
+
 /** `alias` is a live refund (an income marked as one) dated in the window; its original is `t`. */
 export function refundInWindow(alias: string, scope: Scope): RawBuilder<boolean> {
   const r = sql.table(alias);
@@ -65,7 +104,7 @@ export function refundInWindow(alias: string, scope: Scope): RawBuilder<boolean>
 /** Refunds of counted expenses, both in the window, per wallet (columns wallet_id, gross, refunds). */
 function refundsPerWalletSql(scope: Scope): RawBuilder<unknown> {
   return sql`
-      select r.wallet_id, 0::numeric as gross, sum(r.amount) as refunds
+      select r.wallet_id, 0::numeric as gross, sum(${countedRefund('r', 't', scope)}) as refunds
       from transactions r
       join transactions t on t.id = r.refund_of_transaction_id
       where ${refundInWindow('r', scope)} and ${countedExpense('t', scope)}
@@ -75,7 +114,7 @@ function refundsPerWalletSql(scope: Scope): RawBuilder<unknown> {
 /** Counted expenses and refunds of one scope from the raw rows, per wallet (columns wallet_id, gross, refunds). */
 export function perWalletSql(scope: Scope): RawBuilder<unknown> {
   return sql`
-      select t.wallet_id, sum(t.amount) as gross, 0::numeric as refunds
+      select t.wallet_id, sum(${countedAmount('t', scope)}) as gross, 0::numeric as refunds
       from transactions t
       where ${countedExpense('t', scope)}
       group by t.wallet_id
@@ -119,7 +158,9 @@ export function summaryPerWalletSql(scope: Scope, days: ScopeDays): RawBuilder<u
               from (select distinct unnest(${categoryIds}) as id) k
               -- one index range per targeted category (a fence: flattened, the planner scanned all the user's categories)
               cross join lateral (select * from budget_multi_links x where ${inWindow('x')} and x.category_id = k.id offset 0) x
-             where ${neither('x')} and cardinality(${categoryIds}) > 1
+             -- a split expense's category rows are its lines' (046): nothing counted twice there
+             where not exists (select 1 from transaction_splits split where split.transaction_id = x.transaction_id)
+               and ${neither('x')} and cardinality(${categoryIds}) > 1
              group by 1, 2, 3 having count(*) > 1) m
       group by m.wallet_id
       union all ${refundsPerWalletSql(scope)}`;

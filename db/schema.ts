@@ -423,6 +423,19 @@ export interface TransactionCategoriesTable {
   created_at: TimestampWithDefault;
 }
 
+/** A line of a split income or expense (046): amounts positive, adding up to the transaction's. */
+export interface TransactionSplitsTable {
+  id: Id;
+  transaction_id: number;
+  user_id: number;
+  /** 0-based order of the lines. */
+  position: number;
+  amount: Numeric;
+  category_id: number | null;
+  party_id: number | null;
+  description: string | null;
+}
+
 /** Count and sum of live transactions per key (022); category_id 0 counts every transaction. */
 export interface TransactionListTotalsTable {
   user_id: number;
@@ -898,6 +911,7 @@ export interface Database extends WebhookTables, PushTables, BankTables {
   transfers: TransfersTable;
   transactions: TransactionsTable;
   transaction_categories: TransactionCategoriesTable;
+  transaction_splits: TransactionSplitsTable;
   transaction_list_totals: TransactionListTotalsTable;
   transaction_day_counts: TransactionDayCountsTable;
   recurring_rules: RecurringRulesTable;

@@ -9,6 +9,7 @@
 // know), the `raw*` functions answer from the rows (index-only scans of the live-window index,
 // migration 013); they are also the recomputation the tests compare the summary with.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { transactionParts } from './split-figures.js';
 import type { EntryType } from '../domain/ledger.js';
 import { KEEP_PLAN } from './kept-plans.js';
 import { dayWithin, spanArms, type DayRange } from './statistics-span.js';
@@ -260,16 +261,19 @@ export async function dimensionSums(db: Kysely<Database>, window: StatsWindow, d
 }
 
 /**
- * dimensionSums from the raw rows: sums per type, wallet, first category, party and intent in
- * one pass over the window's index-only scan, joined to the names after aggregating.
+ * dimensionSums from the raw rows: sums per type, wallet, category, party and intent in one
+ * pass over the window's index-only scan (a split transaction's lines each under their own
+ * category and party), joined to the names after aggregating.
  */
 export function rawDimensionSumsRead(window: StatsWindow): StatsRead<DimensionSums> {
   const query = sql`
-    select d.type, d.wallet_id, d.category_id, d.party_id, d.intent, d.total::text as total, d.count, w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
+    select d.type, d.wallet_id, d.category_id, d.party_id, d.intent, d.total::text as total, d.count, d.category_count, d.party_count,
+           w.currency, c.name as category_name, c.slug as category_slug, p.name as party_name
     from (
-      select t.type, t.wallet_id, first_category.id as category_id, t.party_id, t.intent, sum(t.amount) as total, count(*) as count
+      select t.type, t.wallet_id, part.category_id, part.party_id, t.intent, sum(part.amount) as total,
+             sum(part.transactions) as count, sum(part.categories) as category_count, sum(part.parties) as party_count
       from transactions t
-      cross join lateral (select min(tc.category_id) as id from transaction_categories tc where tc.transaction_id = t.id) first_category
+      cross join lateral (${transactionParts('t')}) part
       where ${windowRows(window)}
       group by 1, 2, 3, 4, 5
     ) d
@@ -279,8 +283,8 @@ export function rawDimensionSumsRead(window: StatsWindow): StatsRead<DimensionSu
   const decode = (rows: any[]): DimensionSums => {
     const id = (value: unknown) => (value === null ? null : Number(value));
     return {
-      categories: rows.map((row) => ({ ...toSum(row), id: id(row.category_id), name: row.category_name, slug: row.category_slug })),
-      parties: rows.map((row) => ({ ...toSum(row), id: id(row.party_id), name: row.party_name, slug: null })),
+      categories: rows.map((row) => ({ ...toSum(row), count: Number(row.category_count), id: id(row.category_id), name: row.category_name, slug: row.category_slug })),
+      parties: rows.map((row) => ({ ...toSum(row), count: Number(row.party_count), id: id(row.party_id), name: row.party_name, slug: null })),
       intents: rows.map((row) => ({ ...toSum(row), intent: row.intent })),
     };
   };

@@ -1,5 +1,5 @@
 // What transactions show nested (wallet, party, group, categories, files, recurring rule,
-// owning transfer), read for a whole page in ONE statement: one `jsonb_agg` sub-select per
+// owning transfer, split lines), read for a whole page in ONE statement: one `jsonb_agg` sub-select per
 // kind, one row with one column per kind, kinds the page cannot show left out. It was one
 // statement per kind (7 concurrent round trips a page); under 50 connections on 2 cores every
 // round trip costs CPU on both sides, and a page's nested records are a few dozen small rows.
@@ -38,6 +38,16 @@ export interface TransactionDetails {
   rules: Map<number, RecurringRuleRow>;
   /** Client id parts of owning transfers, by transfer id. */
   transfers: Map<number, { client_generated_id: string | null; device_token: string | null }>;
+  /** By transaction id, in line order (046); a split line's party is in `parties`, its category among the transaction's `categories`. */
+  splits: Map<number, SplitDetailRow[]>;
+}
+
+/** A line of a split transaction as the page reads it (amount exact, as text). */
+export interface SplitDetailRow {
+  amount: string;
+  category_id: number | null;
+  party_id: number | null;
+  description: string | null;
 }
 
 const SYNC_STAMPS = ['created_at', 'updated_at', 'deleted_at', 'last_synced_at'];
@@ -103,6 +113,7 @@ interface DetailsRow {
   files: unknown;
   rules: unknown;
   transfers?: Array<{ id: number; client_generated_id: string | null; device_token: string | null }> | null;
+  splits: Array<[transactionId: number, amount: string, categoryId: number | null, partyId: number | null, description: string | null]> | null;
 }
 
 /**
@@ -123,9 +134,8 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
   const columns: RawBuilder<unknown>[] = [
     sql`${nestedRows('wallets', sql`${mine} and nested.id = any(${walletIds}::bigint[])`)} as wallets`,
   ];
-  if (partyIds.length) {
-    columns.push(sql`${nestedRows('parties', sql`${mine} and nested.id = any(${partyIds}::bigint[]) and nested.deleted_at is null`)} as parties`);
-  }
+  // the transactions' parties and their split lines' (046)
+  columns.push(sql`${nestedRows('parties', sql`${mine} and (nested.id = any(${partyIds}::bigint[]) or nested.id in (select party_id from page_splits)) and nested.deleted_at is null`)} as parties`);
   if (groupIds.length) {
     columns.push(sql`${nestedRows('groups', sql`${mine} and nested.id = any(${groupIds}::bigint[]) and nested.deleted_at is null`)} as groups`);
   }
@@ -134,6 +144,7 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
     sql`${nestedRows('categories', sql`${mine} and nested.id in (select category_id from page_links) and nested.deleted_at is null`)} as categories`,
     sql`${nestedRows('files', sql`${mine} and nested.transaction_id = any(${ids}::bigint[])`, 'nested.created_at, nested.id')} as files`,
     sql`${nestedRows('recurring_rules', sql`${mine} and nested.transaction_id = any(${ids}::bigint[])`)} as rules`,
+    sql`(select jsonb_agg(jsonb_build_array(transaction_id, amount::text, category_id, party_id, description) order by transaction_id, position) from page_splits) as splits`,
   );
   if (transferIds.length) {
     columns.push(sql`(select jsonb_agg(jsonb_build_object('id', transfer.id, 'client_generated_id', transfer.client_generated_id, 'device_token', transfer_device.token))
@@ -142,7 +153,9 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
   }
   // every page runs one of a few texts (by which kinds it shows): prepared once per connection
   const { rows: [found] } = await sql<DetailsRow>`${sql.raw(PREPARE_ONCE)}
-    with page_links as (select transaction_id, category_id from transaction_categories where transaction_id = any(${ids}::bigint[]))
+    with page_links as (select transaction_id, category_id from transaction_categories where transaction_id = any(${ids}::bigint[])),
+    page_splits as (select transaction_id, position, amount, category_id, party_id, description from transaction_splits
+      where transaction_id = any(${ids}::bigint[]) and user_id = ${userId})
     select ${sql.join(columns)}`.execute(db);
 
   const wallets = revived<WalletRow>('wallets', found.wallets);
@@ -151,6 +164,10 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
   for (const [transactionId, categoryId] of found.links ?? []) {
     const category = categories.get(categoryId);
     if (category) pushTo(linked, transactionId, category);
+  }
+  const splits = new Map<number, SplitDetailRow[]>();
+  for (const [transactionId, amount, category_id, party_id, description] of found.splits ?? []) {
+    pushTo(splits, transactionId, { amount, category_id, party_id, description });
   }
   const files = new Map<number, FileRow[]>();
   for (const file of revived<FileRow>('files', found.files)) pushTo(files, file.transaction_id!, file);
@@ -164,11 +181,12 @@ export async function loadTransactionDetails(db: Kysely<Database>, userId: numbe
     files,
     rules: new Map(revived<RecurringRuleRow>('recurring_rules', found.rules).map((r) => [r.transaction_id, r])),
     transfers: new Map((found.transfers ?? []).map((t) => [t.id, { client_generated_id: t.client_generated_id, device_token: t.device_token }])),
+    splits,
   };
 }
 
 function emptyDetails(): TransactionDetails {
-  return { wallets: new Map(), walletTotals: new Map(), parties: new Map(), groups: new Map(), categories: new Map(), files: new Map(), rules: new Map(), transfers: new Map() };
+  return { wallets: new Map(), walletTotals: new Map(), parties: new Map(), groups: new Map(), categories: new Map(), files: new Map(), rules: new Map(), transfers: new Map(), splits: new Map() };
 }
 
 function pushTo<T>(map: Map<number, T[]>, key: number, item: T): void {

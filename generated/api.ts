@@ -3330,6 +3330,19 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description One line of a split income or expense. */
+        TransactionSplit: {
+            /** @description Positive, in the transaction's currency. */
+            amount: components["schemas"]["Money"];
+            description: string | null;
+            category_id: number | null;
+            /** @description The line's own party; null counts the line under the transaction's party. */
+            party_id: number | null;
+            /** @description The full category, or null (none, or deleted since). */
+            category: components["schemas"]["Category"] | (never | null);
+            /** @description The full party, or null (none, or deleted since). */
+            party: components["schemas"]["Party"] | (never | null);
+        };
         /** @description An income or expense in one wallet. Its `amount` is in the wallet's currency and moves the wallet's balance (income adds, expense subtracts) while the transaction is live. Transfer legs are ordinary transactions with `transfer_id` set. Soft-deleted transactions appear only in `synced_since` feeds, with `deleted_at` set. */
         Transaction: components["schemas"]["SyncFields"] & {
             type: components["schemas"]["TransactionType"];
@@ -3359,7 +3372,7 @@ export interface components {
             /** @description The expense this refund pays back, when the refund names one. */
             refund_of_transaction_id: number | null;
             /**
-             * @description The amount converted into the budget's currency, as a decimal string with 4 decimals (the interface types it as a string). Filled only in the rows of `GET /v1/budgets/{id}/transactions`, converted like budget progress (the user's manual rate first, then the stored rate); null there when no rate is known, and null in every other response.
+             * @description The amount converted into the budget's currency, as a decimal string with 4 decimals (the interface types it as a string). Filled only in the rows of `GET /v1/budgets/{id}/transactions`, converted like budget progress (the user's manual rate first, then the stored rate); null there when no rate is known, and null in every other response. For a split expense counted through its categories, the part the budget counts (its lines in the targeted categories; for a refund of one, the lines' proportional shares).
              * @example 93.1200
              */
             amount_in_budget_currency: string | null;
@@ -3369,7 +3382,7 @@ export interface components {
             party: components["schemas"]["Party"] | (never | null);
             /** @description The full group, or null. */
             group: components["schemas"]["Group"] | (never | null);
-            /** @description The linked categories as full Category objects, possibly empty. The interface's table says "array of integer", but the mobile client parses full category objects and the reference returns objects, so objects it is. A transaction may have several categories. */
+            /** @description The linked categories as full Category objects, possibly empty. The interface's table says "array of integer", but the mobile client parses full category objects and the reference returns objects, so objects it is. A transaction may have several categories; a split transaction's are its lines' categories, in line order. */
             categories: components["schemas"]["Category"][];
             /** @description The wallet's `client_generated_id`, or null. */
             wallet_client_generated_id: string | null;
@@ -3381,6 +3394,8 @@ export interface components {
             files: components["schemas"]["File"][];
             /** @description The recurring rule (one object despite the plural name), or null. */
             recurring_rules: components["schemas"]["RecurringRule"] | (never | null);
+            /** @description The lines of a split transaction, in order (an addition: reference clients ignore it); empty when it is not split. Their amounts are in the transaction's currency and add up exactly to `amount`; `categories` holds their categories in line order. Budgets and statistics count each line under its own category and party (docs/compatibility.md). */
+            splits: components["schemas"]["TransactionSplit"][];
         };
         /** @description Sums over every transaction matching the filters (`type`, `date_from`, `date_to`, `wallet_ids`, `category_ids`, `intent`, `exclude_transfers`, `search`), ignoring paging, `synced_since` and `no_client_id`; soft-deleted transactions never count. Raw amounts are added as they are, without currency conversion. Transfer legs count unless `exclude_transfers` is true. */
         TransactionTotals: {
@@ -3434,11 +3449,25 @@ export interface components {
              */
             recurrence_ends_at?: string | null;
         };
+        /** @description A line of a split, as a create or update sends it. `category_id` and `party_id` must name the caller's own live records (422 on `splits.<index>.category_id` otherwise). */
+        TransactionSplitInput: {
+            /**
+             * @description Positive, in the transaction's currency, at most 4 decimals.
+             * @example 60
+             */
+            amount: number;
+            category_id?: number | null;
+            party_id?: number | null;
+            description?: string | null;
+        };
+        /** @description The lines of a split income or expense (an addition): at most 250, amounts adding up exactly to the transaction's `amount` (else 422 on `splits`, naming the difference). Their categories become the transaction's `categories` (a `categories` sent beside them must name the same ones). A transfer leg cannot be split. In an update, `splits` replaces the lines, `null` or `[]` removes them (the categories stay), and changing the `amount` of a split transaction needs new lines (422 on `amount` otherwise). */
+        TransactionSplits: components["schemas"]["TransactionSplitInput"][] | null;
         /** @description JSON body of a create. Files cannot be sent in JSON (a `files` key is ignored): attach them in a multipart create or with `POST /v1/transactions/{id}/files`. */
         TransactionCreateRequest: components["schemas"]["TransactionInput"] & {
             created_at?: components["schemas"]["ClientCreatedAt"];
             /** @description Ids of the caller's categories to link. */
             categories?: number[];
+            splits?: components["schemas"]["TransactionSplits"];
         };
         /** @description File parts: JPEG, PNG, GIF, WebP images or PDF documents, judged by their content. Another kind is 422 on `files.<index>`; a file over the configured upload limit (default 5 MB per file) is 413. */
         UploadFiles: string[];
@@ -3457,6 +3486,7 @@ export interface components {
             updated_at?: components["schemas"]["ClientUpdatedAt"];
             /** @description Ids of the caller's categories; replaces the current links. */
             categories?: number[];
+            splits?: components["schemas"]["TransactionSplits"];
         };
         /** @description multipart/form-data body of an update, read like the multipart create: text parts, `categories[]` (replaces the links when present; one empty part removes them all), `files[]` (appended to the existing files). Nothing is required, as in the JSON body. */
         TransactionUpdateForm: components["schemas"]["TransactionInput"] & {

@@ -35,6 +35,7 @@ import {
 } from './shared/transaction-writes.js';
 import { recordCorrections } from './shared/rule-learning.js';
 import { applyRulesToEntry } from './shared/transaction-rules.js';
+import { splitChanges } from './shared/transaction-splits.js';
 import { toTransactions, type TransactionView } from './views/transaction.js';
 
 // The flow works on rows; `present` turns them into views with their nested records.
@@ -135,10 +136,11 @@ export const transactionHandlers = {
           if (row.transfer_id !== null && converts) throw conflict('This transaction is part of a transfer: its type cannot change.');
           if (row.transfer_id !== null && moves) throw conflict('This transaction is part of a transfer: change the transfer to change its amount or wallet.');
           if (converts) await checkConvertible(trx, user.id, row);
-          await checkEntryReferences(trx, user.id, changes, row);
+          const split = await splitChanges(trx, user.id, row, changes);
+          await checkEntryReferences(trx, user.id, split, row);
           // an imported line's new category or party is remembered, to propose a rule (never to run one)
-          await recordCorrections(trx, user.id, row, changes, now);
-          await updateTransactionEntry(trx, user.id, row, changes, now, sync);
+          await recordCorrections(trx, user.id, row, split, now);
+          await updateTransactionEntry(trx, user.id, row, split, now, sync);
           await attach(trx, user.id, row.id, now);
           await alert(trx, user.id, row.id);
         }),

@@ -215,13 +215,17 @@ async function insightsOf(db: Kysely<Database>, services: AppServices, userId: n
       .where('transactions.type', '=', 'expense')
       .select(['wallets.currency', sql<string>`sum(transactions.amount)`.as('expenses')])
       .execute(),
-    // Each expense counts under its first category (the lowest id), "Uncategorized" without one.
+    // Each expense counts under its first category (the lowest id), "Uncategorized" without one;
+    // a split expense (046) each line under the line's category
     entries(period.start, period.end)
       .where('transactions.type', '=', 'expense')
+      .leftJoin('transaction_splits as split', 'split.transaction_id', 'transactions.id')
       .select([
         'wallets.currency',
-        sql<string>`coalesce((select c.name from transaction_categories tc join categories c on c.id = tc.category_id where tc.transaction_id = transactions.id order by tc.category_id limit 1), 'Uncategorized')`.as('category'),
-        sql<string>`sum(transactions.amount)`.as('total'),
+        sql<string>`coalesce(case when split.id is null
+          then (select c.name from transaction_categories tc join categories c on c.id = tc.category_id where tc.transaction_id = transactions.id order by tc.category_id limit 1)
+          else (select c.name from categories c where c.id = split.category_id) end, 'Uncategorized')`.as('category'),
+        sql<string>`sum(coalesce(split.amount, transactions.amount))`.as('total'),
       ])
       .groupBy('category')
       .execute(),

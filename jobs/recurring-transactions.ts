@@ -13,6 +13,7 @@ import type { Database } from '../db/schema.js';
 import { nextOccurrence } from '../domain/recurrence.js';
 import { applyRulesToEntry, loadUserRules } from '../handlers/shared/transaction-rules.js';
 import { createTransactionEntry } from '../handlers/shared/transaction-writes.js';
+import { splitLinesOf } from '../db/transaction-splits.js';
 import type { JobDefinition } from '../server/jobs.js';
 import type { AppServices } from '../server/services.js';
 
@@ -89,6 +90,8 @@ async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date, 
     const categoryIds = (
       await trx.selectFrom('transaction_categories').select('category_id').where('transaction_id', '=', template.id).execute()
     ).map((link) => link.category_id);
+    // each occurrence is split like its template
+    const splits = await splitLinesOf(trx, rule.user_id, template.id);
 
     const schedule = { anchor: template.datetime, period: rule.recurrence_period, interval: rule.recurrence_interval };
     const endsAt = rule.recurrence_ends_at;
@@ -110,6 +113,7 @@ async function materialiseRule(db: Kysely<Database>, ruleId: number, now: Date, 
           partyId: template.party_id,
           groupId: template.group_id,
           categoryIds,
+          splits,
           occurrenceOf: { parentId: template.id, at },
         },
         now,

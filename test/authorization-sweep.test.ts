@@ -379,6 +379,8 @@ function withReference(request: SweepRequest, reference: ReferenceField, value: 
   else if (reference.field.startsWith('conditions[].')) (out.body as any).conditions = [{ field: 'wallet', wallet_ids: [value] }];
   else if (reference.field.startsWith('actions[].')) (out.body as any).actions = [ruleActionNaming(reference.field.slice('actions[].'.length), value)];
   else if (reference.field.startsWith('accepted[].')) (out.body as any).accepted = [{ index: 0, [segments[1]!]: value }];
+  // a split line (issue 44) of the whole amount, naming the record
+  else if (reference.field.startsWith('splits[].')) (out.body as any).splits = [{ amount: (out.body as any).amount, [segments[1]!]: value }];
   else if (segments.length === 2) ((out.body as any)[segments[0]!] ??= {})[segments[1]!] = list ? [value] : value;
   else (out.body as any)[reference.field] = list || /_ids$/.test(reference.field) ? [value] : value;
   return out;

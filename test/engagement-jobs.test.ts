@@ -131,6 +131,32 @@ t.test('insights: a weekly summary with the real sums, once', async (t) => {
   t.match(next[1].data, { income: 0, expenses: 999, transaction_count: 1, savings_rate: 0 });
 });
 
+t.test('insights: a split expense counts each line under its own category (issue 44)', async (t) => {
+  clock = new Date('2026-06-29T08:00:00Z');
+  const user = await api.newUser();
+  const food = await fx.category(user.user.id);
+  const home = await fx.category(user.user.id);
+  const receipt = await entry(user.user.id, 'expense', '100', '2026-06-23T12:00:00Z', { categoryId: home });
+  await api.db.insertInto('transaction_categories').values({ transaction_id: receipt, category_id: food, user_id: user.user.id }).execute();
+  await api.db
+    .insertInto('transaction_splits')
+    .values([
+      { transaction_id: receipt, user_id: user.user.id, position: 0, amount: '70', category_id: food },
+      { transaction_id: receipt, user_id: user.user.id, position: 1, amount: '20', category_id: home },
+      { transaction_id: receipt, user_id: user.user.id, position: 2, amount: '10', category_id: null },
+    ])
+    .execute();
+  await sendInsightsSummaries(api.db, api.app.services, new Date('2026-06-30T08:00:00Z'));
+  const [sent] = await notificationsOf(user.user.id, 'system');
+  const name = async (id: number) => (await api.db.selectFrom('categories').select('name').where('id', '=', id).executeTakeFirstOrThrow()).name;
+  t.match(sent.data, { expenses: 100, transaction_count: 1 });
+  t.same(sent.data.expenses_by_category, [
+    { category: await name(food), amount: 70 },
+    { category: await name(home), amount: 20 },
+    { category: 'Uncategorized', amount: 10 },
+  ]);
+});
+
 t.test('insights: frequency setting and preferences', async (t) => {
   clock = new Date('2026-06-01T08:00:00Z');
   const monthly = await api.newUser();

@@ -60,6 +60,8 @@ async function perKindDetails(db: Kysely<Database>, userId: number, rows: Transa
     files: grouped(files as FileRow[], (f) => f.transaction_id!),
     rules: new Map((rules as RecurringRuleRow[]).map((r) => [r.transaction_id, r])),
     transfers: new Map(transfers.map((x) => [x.id, { client_generated_id: x.client_generated_id, device_token: x.device_token }])),
+    // the loader it replaced knew no splits (046); none of these rows is split
+    splits: new Map(),
   };
 }
 

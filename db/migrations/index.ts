@@ -44,6 +44,7 @@ import * as m040 from './040_rules.js';
 import * as m042 from './042_bank_connections.js';
 import * as m043 from './043_rule_proposals.js';
 import * as m044 from './044_mcp_oauth.js';
+import * as m046 from './046_transaction_splits.js';
 import * as m047 from './047_transaction_day_counts.js';
 
 export const migrations: Record<string, Migration> = {
@@ -86,5 +87,6 @@ export const migrations: Record<string, Migration> = {
   '042_bank_connections': m042,
   '043_rule_proposals': m043,
   '044_mcp_oauth': m044,
+  '046_transaction_splits': m046,
   '047_transaction_day_counts': m047,
 };

@@ -4,6 +4,7 @@
 import type { components } from '../../generated/api.js';
 import { exceedsMoneyLimit, hasTooManyDecimals, moneyFromInput } from '../../domain/money.js';
 import { invalidField } from '../../server/errors.js';
+import { splitLinesFrom, withSplitCategories } from './transaction-splits.js';
 import type { RecurrenceInput, TransactionChanges, TransactionEntry } from './transaction-writes.js';
 
 type CreateBody = components['schemas']['TransactionCreateRequest'];
@@ -15,7 +16,7 @@ export function entryFromCreate(body: CreateBody, now: Date): TransactionEntry {
   if (body.is_recurring && !body.recurrence_period) {
     throw invalidField('recurrence_period', 'The recurrence period field is required when is recurring is true.');
   }
-  return {
+  return withSplitCategories({
     // type, amount and wallet_id are required by the schema
     type: body.type!,
     amount: amountFrom(body.amount!),
@@ -28,7 +29,8 @@ export function entryFromCreate(body: CreateBody, now: Date): TransactionEntry {
     groupId: body.group_id,
     categoryIds: body.categories,
     recurrence: body.is_recurring ? (recurrenceFrom(body, now) as RecurrenceInput) : undefined,
-  };
+    splits: splitLinesFrom(body.splits),
+  });
 }
 
 /** An update body as changes: absent fields stay, `is_recurring` absent keeps the rule. */
@@ -45,6 +47,7 @@ export function changesFromUpdate(body: UpdateBody, now: Date): TransactionChang
     groupId: body.group_id,
     categoryIds: body.categories,
     recurrence: body.is_recurring === undefined ? undefined : body.is_recurring ? recurrenceFrom(body, now) : null,
+    splits: splitLinesFrom(body.splits),
   };
 }
 

@@ -14,12 +14,15 @@ import type { Database, JsonObject, TransactionIntent } from '../../db/schema.js
 import { missingLiveIds, softDelete } from '../../db/sync.js';
 import { recordWebhookEvent } from '../../db/webhook-outbox.js';
 import type { RecurringRuleRow, TransactionRow } from '../../db/transactions.js';
+import { replaceSplits } from '../../db/transaction-splits.js';
+import type { SplitLine } from '../../domain/splits.js';
 import type { EntryType } from '../../domain/ledger.js';
 import { Decimal } from '../../domain/money.js';
 import { nextOccurrence, type RecurrencePeriod } from '../../domain/recurrence.js';
 import { invalidField } from '../../server/errors.js';
 import { moveBalances } from './ledger.js';
 import { requireOwned } from './records.js';
+import { checkSplitReferences } from './transaction-splits.js';
 
 export interface TransactionEntry {
   type: EntryType;
@@ -41,6 +44,8 @@ export interface TransactionEntry {
   bookedElsewhere?: boolean;
   /** What the server attaches (the rules that filed it: transaction-rules.ts). */
   metadata?: JsonObject | null;
+  /** Lines adding up to `amount` (checked by the caller: transaction-splits.ts); their categories are `categoryIds`. */
+  splits?: SplitLine[] | null;
 }
 
 export interface RecurrenceInput {
@@ -65,6 +70,8 @@ export interface TransactionChanges {
   categoryIds?: number[];
   /** null removes the rule; fields given create or change it (a new rule needs `period`). */
   recurrence?: Partial<RecurrenceInput> | null;
+  /** Replaces the lines (checked by the caller: transaction-splits.ts); null or [] removes them. */
+  splits?: SplitLine[] | null;
 }
 
 /** Client id columns of the record (from clientIdColumns) and the client's created_at. */
@@ -115,6 +122,7 @@ export async function createTransactionEntry(
     .returning('id')
     .executeTakeFirstOrThrow();
   await linkCategories(trx, userId, id, entry.categoryIds ?? []);
+  if (entry.splits?.length) await replaceSplits(trx, userId, id, entry.splits);
   if (entry.recurrence) await saveRecurringRule(trx, userId, id, toSecond(entry.datetime), entry.recurrence, undefined, now);
   await recordWebhookEvent(trx, userId, 'transaction.created', id, now);
   return id;
@@ -173,6 +181,7 @@ export async function updateTransactionEntry(
     await trx.deleteFrom('transaction_categories').where('transaction_id', '=', current.id).where('user_id', '=', userId).execute();
     await linkCategories(trx, userId, current.id, changes.categoryIds);
   }
+  if (changes.splits !== undefined) await replaceSplits(trx, userId, current.id, changes.splits ?? []);
   if (changes.recurrence === null) {
     await deleteRecurringRule(trx, userId, current.id);
     return;
@@ -222,9 +231,11 @@ export async function touchTransaction(trx: Transaction<Database>, userId: numbe
 export async function checkEntryReferences(
   db: Kysely<Database>,
   userId: number,
-  refs: { walletId?: number; partyId?: number | null; groupId?: number | null; categoryIds?: number[] },
+  refs: { walletId?: number; partyId?: number | null; groupId?: number | null; categoryIds?: number[]; splits?: SplitLine[] | null },
   current?: TransactionRow,
 ): Promise<void> {
+  // the lines first: their categories are also `categoryIds`, and a bad one is named by its line
+  await checkSplitReferences(db, userId, refs.splits, current);
   const changed = <T>(value: T | undefined, now: T | undefined) => value !== undefined && value !== null && value !== now;
   if (changed(refs.walletId, current?.wallet_id)) await requireOwned(db, 'wallets', userId, refs.walletId!, 'wallet_id', 'wallet');
   if (changed(refs.partyId, current?.party_id)) await requireOwned(db, 'parties', userId, refs.partyId!, 'party_id', 'party');

@@ -14,6 +14,7 @@ import { toWallet, type WalletRow, type WalletView } from './wallet.js';
 
 export type TransactionView = components['schemas']['Transaction'];
 export type RecurringRuleView = components['schemas']['RecurringRule'];
+type TransactionSplitView = components['schemas']['TransactionSplit'];
 
 /**
  * Rows as views. A page of a hundred transactions nests a handful of wallets, parties, groups
@@ -74,12 +75,40 @@ function toTransaction(row: TransactionRow, details: TransactionDetails, publicU
     wallet,
     party,
     group: groupRow ? nested.group(groupRow) : null,
-    categories: (details.categories.get(row.id) ?? []).map(nested.category),
+    categories: categoriesOf(row.id, details).map(nested.category),
     wallet_client_generated_id: wallet.client_generated_id,
     party_client_generated_id: party?.client_generated_id ?? null,
     transfer_client_generated_id: transfer ? formatClientId(transfer.device_token, transfer.client_generated_id) : null,
     files: (details.files.get(row.id) ?? []).map((file) => toFile(file, publicUrl)),
     recurring_rules: rule ? toRecurringRule(rule) : null,
+    splits: splitsOf(row.id, details, nested),
+  });
+}
+
+/** The linked categories; a split transaction's in the order its lines first name them. */
+function categoriesOf(transactionId: number, details: TransactionDetails): CategoryRow[] {
+  const linked = details.categories.get(transactionId) ?? [];
+  const lines = details.splits.get(transactionId);
+  if (!lines) return linked;
+  const byId = new Map(linked.map((category) => [category.id, category]));
+  const ordered = [...new Set(lines.map((line) => line.category_id))].flatMap((id) => (id === null || !byId.has(id) ? [] : [byId.get(id)!]));
+  // links the lines do not name (a rule filed the transaction since) follow
+  return [...ordered, ...linked.filter((category) => !ordered.includes(category))];
+}
+
+function splitsOf(transactionId: number, details: TransactionDetails, nested: NestedViews): TransactionSplitView[] {
+  const linked = new Map((details.categories.get(transactionId) ?? []).map((category) => [category.id, category]));
+  return (details.splits.get(transactionId) ?? []).map((line) => {
+    const category = line.category_id === null ? undefined : linked.get(line.category_id);
+    const party = line.party_id === null ? undefined : details.parties.get(line.party_id);
+    return {
+      amount: moneyToJson(line.amount),
+      description: line.description,
+      category_id: line.category_id,
+      party_id: line.party_id,
+      category: category ? nested.category(category) : null,
+      party: party ? nested.party(party) : null,
+    };
   });
 }
 

@@ -11,10 +11,15 @@ export async function budgetSummaryOffRecount(api: TestApp, userId: number, time
   const day = sql`(t.datetime at time zone ${timeZone})::date::text`;
   const { rows: sums } = await sql<any>`
     with recount as (
-      select ${day} as day, t.wallet_id, coalesce(t.group_id, 0) as group_id, l.category_id, sum(t.amount) as total, count(*) as count
+      select ${day} as day, t.wallet_id, coalesce(t.group_id, 0) as group_id, l.category_id, sum(l.amount) as total, sum(l.count) as count
         from transactions t
-        cross join lateral (select 0::bigint as category_id union all
-                            select tc.category_id from transaction_categories tc where tc.transaction_id = t.id) l
+        -- every expense whole under category 0; under each linked category whole, or, split (046),
+        -- its lines' sum under each line category
+        cross join lateral (select 0::bigint as category_id, t.amount, 1 as count union all
+                            select tc.category_id, t.amount, 1 from transaction_categories tc where tc.transaction_id = t.id
+                               and not exists (select 1 from transaction_splits s where s.transaction_id = t.id) union all
+                            select s.category_id, sum(s.amount), 1 from transaction_splits s where s.transaction_id = t.id and s.category_id is not null
+                             group by 1) l
        where ${counted}
        group by 1, 2, 3, 4
     ), stored as (

@@ -5,10 +5,21 @@
 import { sql } from 'kysely';
 import type { TestApp } from './harness.js';
 
+// A split transaction (046) counts each line under its own category (0: none) and party (the
+// line's, else the transaction's), once per distinct key; one without lines counts whole under
+// its first category and its party.
+const splitParts = (key: ReturnType<typeof sql>) => sql`
+  select ${key}::text as key, sum(s.amount) as total, 1 as count from transaction_splits s where s.transaction_id = t.id group by 1`;
+const unsplit = (key: ReturnType<typeof sql>) => sql`
+  select ${key}::text as key, t.amount as total, 1 as count where not exists (select 1 from transaction_splits s where s.transaction_id = t.id)`;
 const KEYS = [
   { table: 'stats_day_sums', key: sql`t.intent`, column: 'intent' },
-  { table: 'stats_category_day_sums', key: sql`coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0)::text`, column: 'category_id' },
-  { table: 'stats_party_day_sums', key: sql`coalesce(t.party_id, 0)::text`, column: 'party_id' },
+  {
+    table: 'stats_category_day_sums',
+    parts: sql`${unsplit(sql`coalesce((select min(tc.category_id) from transaction_categories tc where tc.transaction_id = t.id), 0)`)} union all ${splitParts(sql`coalesce(s.category_id, 0)`)}`,
+    column: 'category_id',
+  },
+  { table: 'stats_party_day_sums', parts: sql`${unsplit(sql`coalesce(t.party_id, 0)`)} union all ${splitParts(sql`coalesce(s.party_id, t.party_id, 0)`)}`, column: 'party_id' },
 ];
 const DIMENSIONS = [
   ...KEYS.map((k) => ({ ...k, by: 'day' as const })),
@@ -21,12 +32,14 @@ const DIMENSIONS = [
 /** Rows that differ, as `table: stored|recounted day wallet type key total count`; [] when all hold. */
 export async function summaryOffRecount(api: TestApp, userId: number, timeZone: string): Promise<string[]> {
   const off: string[] = [];
-  for (const { table, key, column, by } of DIMENSIONS) {
+  for (const dimension of DIMENSIONS) {
+    const { table, column, by } = dimension;
     const day = sql`(t.datetime at time zone ${timeZone})::date`;
+    const parts = 'parts' in dimension && dimension.parts ? dimension.parts : sql`select ${'key' in dimension && dimension.key ? dimension.key : sql`extract(isodow from ${day})`}::text as key, t.amount as total, 1 as count`;
     const { rows } = await sql<any>`
       with recount as (
-        select ${by === 'day' ? day : sql`date_trunc(${sql.lit(by)}, ${day})::date`}::text as day, t.wallet_id, t.type, ${key ?? sql`extract(isodow from ${day})::text`} as key, sum(t.amount) as total, count(*) as count
-          from transactions t
+        select ${by === 'day' ? day : sql`date_trunc(${sql.lit(by)}, ${day})::date`}::text as day, t.wallet_id, t.type, p.key, sum(p.total) as total, sum(p.count) as count
+          from transactions t cross join lateral (${parts}) p
          where t.user_id = ${userId} and t.deleted_at is null and t.transfer_id is null
          group by 1, 2, 3, 4
       ), stored as (
