@@ -1,19 +1,15 @@
 // `wallet_name` in the MCP tool record-transaction (the reference's input, issue 41's leftover):
 // the tool resolves the name to one of the token user's wallets (server/mcp-names.ts) and runs
 // POST /v1/transactions with its id, which REST keeps requiring.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { startApp } from './helpers/harness.js';
+import { mcpClients } from './helpers/mcp-client.js';
 
 const api = await startApp(t);
 const owner = await api.newUser();
 const stranger = await api.newUser();
 
-const post = async (token: string, url: string, body: unknown) => {
-  const res = await api.request('POST', url, { token, body });
-  if (res.status !== 201) throw new Error(`${url}: ${JSON.stringify(res.body)}`);
-  return res.body.data;
-};
+const post = api.created;
 const cash = await post(owner.token, '/api/v1/wallets', { name: 'Cash', type: 'cash', currency: 'USD', balance: 100 });
 const checking = await post(owner.token, '/api/v1/wallets', { name: 'Checking', type: 'bank', currency: 'USD', balance: 500 });
 // two wallets that differ only by case: neither is found by a name of another case
@@ -21,16 +17,7 @@ await post(owner.token, '/api/v1/wallets', { name: 'Travel', type: 'bank', curre
 await post(owner.token, '/api/v1/wallets', { name: 'TRAVEL', type: 'bank', currency: 'EUR', balance: 50 });
 const theirs = await post(stranger.token, '/api/v1/wallets', { name: 'Savings', type: 'bank', currency: 'USD', balance: 100 });
 
-await api.app.listen({ host: '127.0.0.1', port: 0 });
-const address = api.app.server.address();
-const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-
-async function connect(t: Test, token: string): Promise<Client> {
-  const client = new Client({ name: 'finance-tests', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  t.teardown(() => client.close());
-  return client;
-}
+const { connect } = await mcpClients(api);
 const mcpToken = async (user: { token: string }) => (await api.request('POST', '/api/v1/ai/mcp/tokens', { token: user.token, body: { name: 'agent', scopes: ['read', 'write'] } })).body.data.token as string;
 const payload = (result: any) => (result.isError ? JSON.parse(result.content[0].text) : result.structuredContent);
 const count = async (userId: number) =>

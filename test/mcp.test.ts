@@ -1,10 +1,10 @@
 // The MCP door (docs/mcp.md): personal MCP tokens over the API, with the reference's shapes and
 // messages; then the MCP server at /mcp driven by the official SDK's client over real HTTP.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { startApp } from './helpers/harness.js';
+import { mcpClients } from './helpers/mcp-client.js';
 
 const addFormats = ajvFormats as unknown as typeof ajvFormats.default;
 
@@ -18,22 +18,9 @@ const createToken = (body: unknown, token = owner.token) => api.request('POST', 
 // ---- the MCP server, over real HTTP, with the official SDK's client: set up before any test
 // runs (the database closes when the last test ends) ----
 
-await api.app.listen({ host: '127.0.0.1', port: 0 });
-const address = api.app.server.address();
-const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-
-async function connect(t: Test, token: string): Promise<Client> {
-  const client = new Client({ name: 'finance-tests', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  t.teardown(() => client.close());
-  return client;
-}
+const { base, connect } = await mcpClients(api);
 const mcpToken = async (user: { token: string }, scopes = ['read', 'write']) => (await createToken({ name: 'agent', scopes }, user.token)).body.data.token as string;
-const post = async (token: string, url: string, body: unknown) => {
-  const res = await api.request('POST', url, { token, body });
-  if (res.status !== 201) throw new Error(`${url}: ${JSON.stringify(res.body)}`);
-  return res.body.data;
-};
+const post = api.created;
 /** The tool result's payload: the structured content, or the error's JSON text. */
 const payload = (result: any) => (result.isError ? JSON.parse(result.content[0].text) : result.structuredContent);
 

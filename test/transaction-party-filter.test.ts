@@ -9,11 +9,7 @@ const api = await startApp(t);
 const owner = await api.newUser();
 const stranger = await api.newUser();
 
-const post = async (token: string, url: string, body: unknown) => {
-  const res = await api.request('POST', url, { token, body });
-  if (res.status !== 201) throw new Error(`${url}: ${JSON.stringify(res.body)}`);
-  return res.body.data;
-};
+const post = api.created;
 const wallet = await post(owner.token, '/api/v1/wallets', { name: 'Checking', type: 'bank', currency: 'USD', balance: 1000 });
 const shop = await post(owner.token, '/api/v1/parties', { name: 'Corner shop' });
 const landlord = await post(owner.token, '/api/v1/parties', { name: 'Landlord' });

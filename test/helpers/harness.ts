@@ -52,6 +52,8 @@ export interface TestApp {
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** Registers and logs in a fresh user; returns its token and record. */
   newUser(overrides?: Record<string, unknown>): Promise<{ token: string; user: any; email: string; password: string }>;
+  /** POSTs `body` as `token`'s user and returns the created record (`data`); throws with the answer unless 201. */
+  created(token: string, url: string, body: unknown): Promise<any>;
 }
 
 export async function startApp(
@@ -112,8 +114,13 @@ export async function startApp(
   };
 
   const newUser = newUserThrough(request);
+  const created = async (token: string, url: string, body: unknown) => {
+    const res = await request<{ data: unknown }>('POST', url, { token, body });
+    if (res.status !== 201) throw new Error(`POST ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data;
+  };
 
-  return { app, db: database.db, connectionString: database.connectionString, database, config, request, newUser };
+  return { app, db: database.db, connectionString: database.connectionString, database, config, request, newUser, created };
 }
 
 /** Registers a fresh user through `request` (any transport); returns its token, record and credentials. */
