@@ -24,7 +24,7 @@
 //   wrapped: the base rebuild, then the users' corrections are computed again in the new zone.
 //   A later migration that re-creates those functions must keep calling the correction step.
 import { sql, type Kysely } from 'kysely';
-import { ownedFk, withId, withUser } from './helpers.js';
+import { createStatementTriggers, ownedFk, withId, withUser } from './helpers.js';
 
 /** The user-existence guard every summary writer uses (an account deletion wipes its rows first). */
 const LIVE_USER = (alias: string) => `exists (select 1 from users where users.id = ${alias}.user_id)`;
@@ -216,16 +216,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db);
-  for (const [event, referencing] of [
-    ['insert', 'new table as new_rows'],
-    ['update', 'old table as old_rows new table as new_rows'],
-    ['delete', 'old table as old_rows'],
-  ]) {
-    await sql`create trigger ${sql.id(`transaction_splits_parts_${event}`)} after ${sql.raw(event)} on transaction_splits
-      referencing ${sql.raw(referencing)} for each statement execute function split_parts_after_splits()`.execute(db);
-    await sql`create trigger ${sql.id(`transaction_categories_zz_split_parts_${event}`)} after ${sql.raw(event)} on transaction_categories
-      referencing ${sql.raw(referencing)} for each statement execute function split_parts_after_links()`.execute(db);
-  }
+  await createStatementTriggers(db, 'transaction_splits', 'transaction_splits_parts', 'split_parts_after_splits');
+  await createStatementTriggers(db, 'transaction_categories', 'transaction_categories_zz_split_parts', 'split_parts_after_links');
   await sql`create trigger transactions_zz_split_parts_update after update on transactions
     referencing new table as new_rows for each statement execute function split_parts_after_transactions()`.execute(db);
   await sql`create function split_parts_after_users() returns trigger language plpgsql as $$

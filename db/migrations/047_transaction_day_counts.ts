@@ -16,6 +16,7 @@
 // wait on each other's keys; rows are upserted in key order. A delete only updates existing
 // rows (an account's deletion cascades here first). Days whose count returns to 0 keep a row.
 import { sql, type Kysely } from 'kysely';
+import { createStatementTriggers } from './helpers.js';
 
 // contribution of transaction rows `rows` (a transition table or the table)
 const fromTransactions = (rows: string, sign: string) => `
@@ -58,12 +59,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db);
-  await sql`create trigger transactions_day_counts_insert after insert on transactions
-    referencing new table as new_rows for each statement execute function transaction_day_counts_from_transactions()`.execute(db);
-  await sql`create trigger transactions_day_counts_update after update on transactions
-    referencing old table as old_rows new table as new_rows for each statement execute function transaction_day_counts_from_transactions()`.execute(db);
-  await sql`create trigger transactions_day_counts_delete after delete on transactions
-    referencing old table as old_rows for each statement execute function transaction_day_counts_from_transactions()`.execute(db);
+  await createStatementTriggers(db, 'transactions', 'transactions_day_counts', 'transaction_day_counts_from_transactions');
   // the backfill reads the rows, it never updates them (that would re-stamp every row for sync)
   await sql.raw(upsert(fromTransactions('transactions', '1'))).execute(db);
 }

@@ -101,3 +101,19 @@ export async function ownedFk(
 export function oneOf(column: string, values: readonly string[]) {
   return sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
 }
+
+/**
+ * `<name>_insert`, `<name>_update` and `<name>_delete`: after-statement triggers on `table` that
+ * run `fn()` with their transition tables (`new_rows`, `old_rows`; one event per trigger, as
+ * transition tables require).
+ */
+export async function createStatementTriggers(db: Kysely<any>, table: string, name: string, fn: string): Promise<void> {
+  for (const [event, referencing] of [
+    ['insert', 'new table as new_rows'],
+    ['update', 'old table as old_rows new table as new_rows'],
+    ['delete', 'old table as old_rows'],
+  ]) {
+    await sql`create trigger ${sql.id(`${name}_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
+      referencing ${sql.raw(referencing)} for each statement execute function ${sql.id(fn)}()`.execute(db);
+  }
+}
