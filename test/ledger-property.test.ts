@@ -4,21 +4,17 @@
 // prints its seed, and PROPERTY_SEED replays it.
 import t, { type Test } from 'tap';
 import { sql } from 'kysely';
+import { Rng } from './helpers/fuzz-values.js';
 import { startApp } from './helpers/harness.js';
 import { ledgerFixtures } from './helpers/transaction-fixtures.js';
 
 const api = await startApp(t);
 const fx = ledgerFixtures(api);
 
-/** mulberry32: a small seeded generator, so a failing sequence can be replayed. */
+/** The seeded generator of the fuzzer (mulberry32), so a failing sequence can be replayed. */
 function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Rng(seed);
+  const next = () => rng.next();
   return {
     int: (below: number) => Math.floor(next() * below),
     pick: <T>(items: T[]): T => items[Math.floor(next() * items.length)],

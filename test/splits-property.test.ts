@@ -11,6 +11,7 @@ import { currentWindow } from '../domain/budget-periods.js';
 import { Decimal } from '../domain/money.js';
 import { refundShares } from '../domain/splits.js';
 import { budgetSummaryOffRecount } from './helpers/budget-summary-invariant.js';
+import { Rng } from './helpers/fuzz-values.js';
 import { startApp } from './helpers/harness.js';
 import { summaryOffRecount } from './helpers/stats-summary-invariant.js';
 import { ledgerFixtures } from './helpers/transaction-fixtures.js';
@@ -22,13 +23,8 @@ const seed = Number(process.env.PROPERTY_SEED ?? Math.floor(Math.random() * 2 **
 t.comment(`PROPERTY_SEED=${seed}`);
 
 function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Rng(seed);
+  const next = () => rng.next();
   return {
     int: (below: number) => Math.floor(next() * below),
     chance: (p: number) => next() < p,
