@@ -49,6 +49,7 @@ import { readStoredBytes } from '../server/storage.js';
 import { newestTransactionId, requestedConfirmOf, runAfterBatch, savePendingRun, type ConfirmRun } from '../db/import-confirm-runs.js';
 import { recordsOf } from '../db/import-matching.js';
 import { ANALYZE_IMPORT_JOB, CONFIRM_IMPORT_JOB } from '../db/job-names.js';
+import { analyzeGrownLedger } from '../db/table-maintenance.js';
 
 export const analyzeImportJob: JobDefinition<{ sessionId?: number }> = {
   name: ANALYZE_IMPORT_JOB,
@@ -152,7 +153,8 @@ async function storeStreamed(ctx: JobContext, session: ImportSessionRow, source:
       checking.catch(() => undefined); // awaited through `storing`; must not go unhandled meanwhile
       if (!(await storing)) return;
       const firstIndex = stored;
-      storing = checking.then((checked) => store(checked, firstIndex));
+      // each stored batch leaves the planner's statistics current for the next one's duplicate look-up and triggers
+      storing = checking.then(async (checked) => (await store(checked, firstIndex)) && (await analyzeGrownLedger(db), true));
       storing.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
       stored += batch.length;
     }

@@ -13,6 +13,7 @@ import { withBudgetAlerts } from '../db/budget-alerts.js';
 import { userTimeZoneOrUtc } from '../db/budget-spending.js';
 import { lockConfirmRun, lockSuggestionBatch, runAfterBatch, runningConfirmIds, saveConfirmRun } from '../db/import-confirm-runs.js';
 import { CONFIRM_IMPORT_JOB } from '../db/job-names.js';
+import { analyzeGrownLedger } from '../db/table-maintenance.js';
 import { CONFIRM_BATCH, confirmSuggestionBatch } from '../handlers/shared/import-confirm-batch.js';
 import { sessionConfirmed, type ConfirmItem } from '../handlers/shared/import-confirm.js';
 import { statementBalancesOf } from '../handlers/views/import-session.js';
@@ -65,6 +66,7 @@ export async function runConfirm(ctx: JobContext, sessionId: number, options: { 
           return next;
         });
         if (!step || step.state === 'done' || batches === options.batches) return step;
+        await analyzeGrownLedger(db); // the next batch's triggers planned for the ledger as it is now
       }
     },
     { db, userId },

@@ -36,6 +36,7 @@ import type { JobContext, JobDefinition } from '../server/jobs.js';
 import { removeStoredFiles } from '../server/stored-files.js';
 import { readStoredBytes } from '../server/storage.js';
 import { PROCESS_CSV_IMPORT_JOB } from '../db/job-names.js';
+import { analyzeGrownLedger } from '../db/table-maintenance.js';
 import { importUnits, type ImportUnit } from './csv-import-units.js';
 
 /** Data rows written per database transaction (and per progress step). */
@@ -135,6 +136,7 @@ async function importRows(ctx: JobContext, importId: number, source: { file: Csv
         return done ? 'done' : 'more';
       });
       if (step !== 'more') return;
+      await analyzeGrownLedger(ctx.db); // the next batch's triggers planned for the ledger as it is now
     }
   } finally {
     await ahead?.catch(() => undefined);

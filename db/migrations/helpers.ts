@@ -117,3 +117,16 @@ export async function createStatementTriggers(db: Kysely<any>, table: string, na
       referencing ${sql.raw(referencing)} for each statement execute function ${sql.id(fn)}()`.execute(db);
   }
 }
+
+/** The random_page_cost of trigger functions whose statements find a statement's rows by key (049). */
+export const KEY_LOOKUP_PAGE_COST = '1.1';
+
+/**
+ * Plans the statements of `functions` (no arguments) as if pages were in memory
+ * (`random_page_cost` 1.1, `KEY_LOOKUP_PAGE_COST`) or, with `on` false, at the server's setting.
+ */
+export async function planFunctionsForKeyLookups(db: Kysely<any>, functions: readonly string[], on: boolean): Promise<void> {
+  for (const fn of functions) {
+    await (on ? sql`alter function ${sql.id(fn)}() set random_page_cost = ${sql.lit(KEY_LOOKUP_PAGE_COST)}` : sql`alter function ${sql.id(fn)}() reset random_page_cost`).execute(db);
+  }
+}

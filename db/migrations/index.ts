@@ -46,6 +46,7 @@ import * as m043 from './043_rule_proposals.js';
 import * as m044 from './044_mcp_oauth.js';
 import * as m046 from './046_transaction_splits.js';
 import * as m047 from './047_transaction_day_counts.js';
+import * as m049 from './049_link_trigger_plans.js';
 
 export const migrations: Record<string, Migration> = {
   '001_accounts': m001,
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   '044_mcp_oauth': m044,
   '046_transaction_splits': m046,
   '047_transaction_day_counts': m047,
+  '049_link_trigger_plans': m049,
 };

@@ -15,6 +15,7 @@
 //   the other's in turn; median and mean. No rule matches these lines: the cost measured is
 //   reading and compiling the rules.
 // The two users alternate (none, rules, none, rules) so drift on a shared machine hits both.
+// BENCH_RULES_EXPLAIN_MS (PostgreSQL): log slow statements with their plans, see below.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx scripts/bench/rules.ts
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,6 +41,13 @@ if (process.env.DATABASE_URL) {
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  // BENCH_RULES_EXPLAIN_MS=N: every statement of N ms or more, triggers' own included, goes to
+  // the server's log with its plan and row counts (auto_explain), to see where a confirm spends
+  if (process.env.BENCH_RULES_EXPLAIN_MS) {
+    for (const setting of [`session_preload_libraries = 'auto_explain'`, `auto_explain.log_min_duration = '${Number(process.env.BENCH_RULES_EXPLAIN_MS)}ms'`, `auto_explain.log_nested_statements = on`, `auto_explain.log_analyze = on`, `auto_explain.log_triggers = on`]) {
+      await admin.query(`ALTER DATABASE ${DB_NAME} SET ${setting}`);
+    }
+  }
   await admin.end();
   const url = new URL(process.env.DATABASE_URL);
   url.pathname = `/${DB_NAME}`;
