@@ -3471,12 +3471,15 @@ export interface components {
         };
         /** @description File parts: JPEG, PNG, GIF, WebP images or PDF documents, judged by their content. Another kind is 422 on `files.<index>`; a file over the configured upload limit (default 5 MB per file) is 413. */
         UploadFiles: string[];
+        /** @description The lines of a split, in a multipart body (an addition): one text part `splits` holding the JSON array of lines (`[{"amount": 60, "category_id": 3}, ...]`), or one part per line (`splits` or `splits[]` repeated) each holding one line as a JSON object. Read and checked exactly as the JSON body's `splits` (422 on `splits.<index>.amount` and the like); an empty part, or `[]`, removes the lines of an update. */
+        TransactionFormSplits: components["schemas"]["TransactionSplitInput"][] | null;
         /** @description multipart/form-data body of a create (what the mobile client sends). Every value is a text part read as the type declared here (`true`/`false` for booleans); an empty part counts as null. Arrays repeat their key with `[]`. */
         TransactionCreateForm: components["schemas"]["TransactionInput"] & {
             created_at?: components["schemas"]["ClientCreatedAt"];
             /** @description One part per category id. */
             "categories[]"?: number[];
             "files[]"?: components["schemas"]["UploadFiles"];
+            splits?: components["schemas"]["TransactionFormSplits"];
         };
         TransactionResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["Transaction"];
@@ -3493,6 +3496,7 @@ export interface components {
             updated_at?: components["schemas"]["ClientUpdatedAt"];
             "categories[]"?: number[];
             "files[]"?: components["schemas"]["UploadFiles"];
+            splits?: components["schemas"]["TransactionFormSplits"];
         };
         /** @description JSON body of an attachment upload, as the reference's web client sends it: each file as a base64 string, bare or as a `data:<type>;base64,` URL. Checked like file parts (JPEG, PNG, GIF, WebP or PDF by content, else 422 on `files.<index>`). Without files (in JSON or as parts) the upload is 422 on `files`. */
         TransactionFilesBase64: {
