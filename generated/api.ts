@@ -4922,6 +4922,8 @@ export interface components {
             accept_duplicate?: boolean;
             /** @description When above 0, a second expense "Transaction fee" of this amount is created in the same wallet on the same date, with the party "Charges" (found or created). */
             fee?: number | null;
+            /** @description (An addition.) The imported transaction's split lines, the shape a transaction takes (docs/splits.md): amounts adding up exactly to the line's amount (this item's `amount`, else the suggestion's; the fee is a transaction of its own), else 422 on `accepted.<n>.splits`; a line's category or party that is not the caller's live record is 422 on `accepted.<n>.splits.<i>.category_id` / `.party_id`; nothing is imported on any 422. The lines' categories become the transaction's (the rules' categories do not apply; a `category_id` beside them must be one of theirs), and a rule's `transfer_to_wallet` does not book a split line as a transfer (the reason is in its metadata). */
+            splits?: components["schemas"]["TransactionSplits"];
         };
         ImportConfirmRequest: {
             /** @description The import session; an unknown id or another user's session is 404. */
