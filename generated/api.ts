@@ -4681,6 +4681,13 @@ export interface components {
             id: number;
             name: string;
         };
+        /** @description A line a rule would split a suggestion into. */
+        ImportSuggestionRuleSplit: {
+            amount: components["schemas"]["Money"];
+            category_id: number | null;
+            party_id: number | null;
+            description: string | null;
+        };
         /** @description What the rules in `rules` set on a suggestion, as a confirm without review overrides will write it (a value the review gives in the confirm's item wins over the rules); null when no rule matches. Absent from servers before 1.2. */
         ImportSuggestionRuleChanges: {
             /** @description The categories the rules file the line under (empty when no rule sets one). */
@@ -4696,6 +4703,10 @@ export interface components {
             skipped: boolean;
             /** @description The wallet a rule books the line as a transfer with (`transfer_to_wallet`; the other wallet's counter-line is paired with it), else null. Absent from servers before 1.2. */
             transfer_wallet_id?: number | null;
+            /** @description (An addition.) The lines a rule's `set_splits` makes of the line's amount, in order (`category_ids` then holds their categories), or null when no rule splits it; when a rule's fixed amounts do not fit the amount, null and `splits_not_set` says why. */
+            splits?: components["schemas"]["ImportSuggestionRuleSplit"][] | null;
+            /** @description (An addition.) Why a matching `set_splits` does not split the line, else null. */
+            splits_not_set?: string | null;
         } | null;
         /** @description One transaction found in the document, to be reviewed and confirmed. Names are what the document (or the enricher) says; the `*_id` fields are the caller's existing records they matched, or null. A value the extractor could not read is null and the problem is listed in `warnings`. */
         ImportSuggestion: {
@@ -5470,10 +5481,23 @@ export interface components {
             date_to?: string;
             weekdays?: number[];
         };
-        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; an imported, confirmed or synced line is booked as a transfer between its wallet and this one, and the other wallet's counter-line is matched to it, answered `already_imported`; a line that cannot be a transfer, such as one between currencies, is imported as it is with `metadata.transfer_not_booked`; a transaction made through `POST /v1/transactions` is never turned into a transfer), `skip` (on import, the line is not imported: it fails with a reason naming the rule). A field a transaction's write states itself (categories, party, group) wins over a rule. */
+        /** @description A line of a `set_splits` action (an addition). */
+        RuleSplit: {
+            /**
+             * @description The line's share of the amount, in percent, at most 4 decimals.
+             * @example 60
+             */
+            percent?: number;
+            /** @description A fixed amount in the transaction's currency, at most 4 decimals. */
+            amount?: number;
+            category_id?: number | null;
+            party_id?: number | null;
+            description?: string | null;
+        };
+        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; an imported, confirmed or synced line is booked as a transfer between its wallet and this one, and the other wallet's counter-line is matched to it, answered `already_imported`; a line that cannot be a transfer, such as one between currencies, is imported as it is with `metadata.transfer_not_booked`; a transaction made through `POST /v1/transactions` is never turned into a transfer), `skip` (on import, the line is not imported: it fails with a reason naming the rule), `set_splits` (an addition: `splits`, the lines the transaction is split into, see RuleSplit; their categories become the transaction's, so a rule has `set_splits` or `set_categories`, not both). A field a transaction's write states itself (categories, splits, party, group) wins over a rule. */
         RuleAction: {
             /** @enum {string} */
-            type: "set_categories" | "set_party" | "set_description" | "set_group" | "add_note" | "transfer_to_wallet" | "skip";
+            type: "set_categories" | "set_party" | "set_description" | "set_group" | "add_note" | "transfer_to_wallet" | "skip" | "set_splits";
             category_ids?: number[];
             party_id?: number;
             party_name?: string;
@@ -5482,6 +5506,8 @@ export interface components {
             group_id?: number;
             note?: string;
             wallet_id?: number;
+            /** @description For `set_splits`: 2 to 20 lines, all by `percent` (each above 0 and below 100, adding up to exactly 100; else 422 on `actions.<n>.splits`) or all by `amount` (the last line may leave it out: it takes the rest). Each line's `category_id` and `party_id` must be the caller's live records (404 keyed by the field). Made into amounts for each transaction: a percentage line gets amount × percent / 100 rounded half away from zero to 4 decimals, the last line what remains, so the lines add up exactly; fixed amounts that do not fit the transaction's amount (over it, or, all given, not equal to it) leave that transaction unsplit, with the reason in its `metadata.splits_not_set`. */
+            splits?: components["schemas"]["RuleSplit"][];
         };
         /** @description A rule that files the caller's incoming transactions: when its conditions hold (`all` of them, or `any`), its actions fill in the transaction. Rules run once per created transaction (API, sync, CSV and statement imports, recurring occurrences, the assistant), in `position` order, and test the incoming fields only, never another rule's output, so no rule can trigger itself. The first matching rule that sets a field decides it; `stop_after` ends the evaluation when this rule matched. A later edit of a transaction runs no rule: the user wins. */
         Rule: components["schemas"]["SyncFields"] & {

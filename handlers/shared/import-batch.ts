@@ -11,7 +11,7 @@ import { findOrCreateCategoryByName } from '../../db/category-names.js';
 import { findOrCreateParties } from '../../db/import-record-names.js';
 import type { Database } from '../../db/schema.js';
 import { insertSplitLines } from '../../db/transaction-splits.js';
-import { splitCategoryIds } from '../../domain/splits.js';
+import { splitCategoryIds, type SplitLine } from '../../domain/splits.js';
 import { recordWebhookEvents } from '../../db/webhook-outbox.js';
 import { balanceEffect, overdraftRefused } from '../../domain/ledger.js';
 import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
@@ -88,6 +88,7 @@ export async function importEntries(
       currency: entry.currency,
       categoryIds: [],
       groupId: null,
+      statesSplits: (entry.splits?.length ?? 0) > 0,
     })),
     ctx.now,
   );
@@ -111,9 +112,15 @@ export async function importEntries(
     if (entry.categoryId === undefined && entry.category && !categories.has(entry.category)) categories.set(entry.category, await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now));
   }
   const statedCategoryOf = (entry: ImportedEntry) => (entry.categoryId !== undefined ? entry.categoryId : entry.category ? categories.get(entry.category)! : null);
-  // a row's lines name its categories; else a category the row states wins over the rules (the analysis' guess does not)
+  // a category the row states wins over the rules (the analysis' guess does not); lines name their categories
+  const splitsOf = (row: Accepted): SplitLine[] | undefined => {
+    if (row.entry.splits?.length) return row.entry.splits;
+    const stated = statedCategoryOf(row.entry);
+    return row.ruled?.ruleSplits && (stated === null || row.entry.categoryGuessed) ? row.ruled.ruleSplits : undefined;
+  };
   const categoriesOf = (row: Accepted): number[] => {
-    if (row.entry.splits?.length) return splitCategoryIds(row.entry.splits);
+    const lines = splitsOf(row);
+    if (lines) return splitCategoryIds(lines);
     const stated = statedCategoryOf(row.entry);
     const fromRules = row.ruled?.ruleCategoryIds ?? [];
     if (fromRules.length > 0 && (stated === null || row.entry.categoryGuessed)) return fromRules;
@@ -127,7 +134,10 @@ export async function importEntries(
   await recordWebhookEvents(trx, ctx.userId, 'transaction.created', ids, ctx.now);
   const links = accepted.flatMap((row, i) => categoriesOf(row).map((categoryId) => ({ transaction_id: ids[i], category_id: categoryId, user_id: ctx.userId })));
   for (let start = 0; start < links.length; start += INSERT_ROWS) await trx.insertInto('transaction_categories').values(links.slice(start, start + INSERT_ROWS)).execute();
-  const split = accepted.flatMap((row, i) => (row.entry.splits?.length ? [{ transactionId: ids[i], lines: row.entry.splits }] : []));
+  const split = accepted.flatMap((row, i) => {
+    const lines = splitsOf(row);
+    return lines ? [{ transactionId: ids[i], lines }] : [];
+  });
   for (let start = 0; start < split.length; start += INSERT_ROWS) await insertSplitLines(trx, ctx.userId, split.slice(start, start + INSERT_ROWS));
 
   // a budget's alert depends on its totals, not on which expense moved them: one expense per

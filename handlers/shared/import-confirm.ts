@@ -168,16 +168,17 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
   const ruled = await applyRulesToEntry(
     trx,
     userId,
-    { type, amount, walletId, datetime, description, partyId, categoryIds: item.category_id != null ? [item.category_id] : [], bookedElsewhere },
+    { type, amount, walletId, datetime, description, partyId, categoryIds: item.category_id != null ? [item.category_id] : [], splits: itemSplits(item), bookedElsewhere },
     now,
     { counterparty: suggestion.party, currency: suggestion.currency },
   );
   if (ruled.ruled.skippedBy !== null) throw new ItemFailure(skippedByRule(ruled.ruled));
   const fee = item.fee != null ? moneyFromInput(item.fee) : suggestion.fee;
   const hasFee = fee !== null && new Decimal(fee).greaterThan(0);
-  // the reviewer's lines win over the rules' categories and transfer (a transfer leg has no lines)
-  const splits = itemSplits(item);
-  if (ruled.ruled.transferWalletId !== null && splits.length > 0) ruled.metadata = withTransferRefused(ruled.ruled, SPLIT_NOT_TRANSFER).metadata;
+  // the reviewer's lines win over the rules' categories, lines and transfer (a transfer leg has no lines)
+  const reviewed = itemSplits(item);
+  const splits = reviewed.length > 0 ? reviewed : (ruled.ruled.splits ?? []);
+  if (ruled.ruled.transferWalletId !== null && reviewed.length > 0) ruled.metadata = withTransferRefused(ruled.ruled, SPLIT_NOT_TRANSFER).metadata;
   else if (ruled.ruled.transferWalletId !== null && hasFee) ruled.metadata = withTransferRefused(ruled.ruled, 'Not booked as a transfer: the line has a fee.').metadata;
   else if (ruled.ruled.transferWalletId !== null) {
     const line = { type, amount, walletId, otherWalletId: ruled.ruled.transferWalletId, datetime, description: item.description ?? ruled.description ?? null, bookedElsewhere };

@@ -36,6 +36,8 @@ export function toImportSuggestion(row: ImportSuggestionRow, ruled?: SuggestionR
       group_id: ruled.groupId,
       skipped: ruled.skippedReason !== null,
       transfer_wallet_id: ruled.transferWalletId,
+      splits: ruled.splits?.map((line) => ({ amount: moneyToJson(line.amount), category_id: line.categoryId, party_id: line.partyId, description: line.description })) ?? null,
+      splits_not_set: ruled.splitsNotSet,
     },
   };
 }
