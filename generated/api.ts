@@ -4681,8 +4681,8 @@ export interface components {
             id: number;
             name: string;
         };
-        /** @description A line a rule would split a suggestion into. */
-        ImportSuggestionRuleSplit: {
+        /** @description A split line as a rule makes it (or as a transaction has it), for a review or a dry run. */
+        RuleSplitLine: {
             amount: components["schemas"]["Money"];
             category_id: number | null;
             party_id: number | null;
@@ -4704,7 +4704,7 @@ export interface components {
             /** @description The wallet a rule books the line as a transfer with (`transfer_to_wallet`; the other wallet's counter-line is paired with it), else null. Absent from servers before 1.2. */
             transfer_wallet_id?: number | null;
             /** @description (An addition.) The lines a rule's `set_splits` makes of the line's amount, in order (`category_ids` then holds their categories), or null when no rule splits it; when a rule's fixed amounts do not fit the amount, null and `splits_not_set` says why. */
-            splits?: components["schemas"]["ImportSuggestionRuleSplit"][] | null;
+            splits?: components["schemas"]["RuleSplitLine"][] | null;
             /** @description (An addition.) Why a matching `set_splits` does not split the line, else null. */
             splits_not_set?: string | null;
         } | null;
@@ -5606,6 +5606,11 @@ export interface components {
             actions?: components["schemas"]["RuleAction"][];
             updated_at?: components["schemas"]["ClientUpdatedAt"];
         };
+        /** @description A transaction's split lines before and after a `set_splits` (`from` empty when it is not split yet). */
+        RuleSplitsChange: {
+            from: components["schemas"]["RuleSplitLine"][];
+            to: components["schemas"]["RuleSplitLine"][];
+        };
         /** @description One field before and after the rule. */
         RuleFieldChange: {
             /** @description The value now (a text, an id, a list of ids, or null). */
@@ -5621,8 +5626,9 @@ export interface components {
             /** @enum {string} */
             type: "income" | "expense";
             description: string | null;
-            /** @description The fields the rule would change (only those): `description`, `category_ids`, `party_id`, `party_name` (a party the rule would create), `group_id`, each `{from, to}`; `metadata` when the rule's name or notes would be added. */
+            /** @description The fields the rule would change (only those): `description`, `category_ids`, `party_id`, `party_name` (a party the rule would create), `group_id`, `splits` (the lines a `set_splits` gives it; its `category_ids` follow), each `{from, to}`; `metadata` when the rule's name or notes would be added. A split transaction's categories are its lines': `set_categories` leaves them as they are. */
             changes: {
+                splits?: components["schemas"]["RuleSplitsChange"];
                 description?: components["schemas"]["RuleFieldChange"];
                 category_ids?: components["schemas"]["RuleFieldChange"];
                 party_id?: components["schemas"]["RuleFieldChange"];

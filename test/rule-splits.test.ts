@@ -210,3 +210,55 @@ t.test('recurring: occurrences keep what their template states (the rule split i
     t.same(await categoriesOf(id), [user.groceries]);
   }
 });
+
+t.test('dry run and "apply to existing": the lines a rule gives existing transactions, idempotent; set_categories leaves a split one alone', async (t) => {
+  const user = await api.newUser();
+  const wallet = await fx.mainWallet(user.user.id);
+  await fx.setBalance(wallet, '1000');
+  const household = await fx.category(user.user.id);
+  const groceries = await fx.category(user.user.id);
+  const post = (body: Record<string, unknown>) => api.request('POST', '/api/v1/transactions', { token: user.token, body: { type: 'expense', wallet_id: wallet, ...body } }).then((res) => res.body.data.id as number);
+  const plain = await post({ amount: 10, description: 'Supermarket 1' });
+  const already = await post({ amount: 20, description: 'Supermarket 2', splits: [{ amount: 10, category_id: household }, { amount: 10, category_id: groceries }] });
+  const other = await post({ amount: 5, description: 'Bakery' });
+  const splitRule = (await createRule(user.token, { name: 'Receipts later', conditions: [{ field: 'description', operator: 'contains', value: 'supermarket' }], actions: [{ type: 'set_splits', splits: [{ percent: 60, category_id: household }, { percent: 40, category_id: groceries }] }] })).body.data;
+
+  const preview = await api.request('GET', `/api/v1/rules/${splitRule.id}/preview`, { token: user.token });
+  t.equal(preview.status, 200, JSON.stringify(preview.body));
+  t.match(preview.body.data, { scanned: 3, matched: 2, changed: 2 });
+  t.same(preview.body.data.data[0].changes.splits, {
+    from: [],
+    to: [
+      { amount: 6, category_id: household, party_id: null, description: null },
+      { amount: 4, category_id: groceries, party_id: null, description: null },
+    ],
+  });
+  t.same(preview.body.data.data[0].changes.category_ids, { from: [], to: sorted([household, groceries]) });
+  t.same(preview.body.data.data[1].changes.splits.to.map((l: { amount: number }) => l.amount), [12, 8], 'a split transaction gets the rule\'s shares');
+  t.same(await lines(plain), [], 'the dry run writes nothing');
+
+  const { runApplication } = await import('../jobs/apply-rule.js');
+  const run = async (ruleId: number) => {
+    const started = await api.request('POST', `/api/v1/rules/${ruleId}/apply`, { token: user.token });
+    t.equal(started.status, 202);
+    await runApplication(jobCtx(), started.body.data.id);
+    return (await api.request('GET', `/api/v1/rules/${ruleId}/apply`, { token: user.token })).body.data;
+  };
+  t.match(await run(splitRule.id), { state: 'done', processed: 3, changed: 2 });
+  t.same(await lines(plain), [['6.0000', household, null], ['4.0000', groceries, null]]);
+  t.same(await lines(already), [['12.0000', household, null], ['8.0000', groceries, null]]);
+  t.same(await categoriesOf(plain), sorted([household, groceries]));
+  t.same(await lines(other), []);
+  const shown = await api.request('GET', `/api/v1/transactions/${plain}`, { token: user.token });
+  t.same(shown.body.data.splits.map((s: any) => [s.amount, s.category_id]), [[6, household], [4, groceries]]);
+  t.match(await run(splitRule.id), { changed: 0 }, 'a second run changes nothing');
+
+  const categoriesRule = (await createRule(user.token, { name: 'All groceries', conditions: [{ field: 'description', operator: 'contains', value: 'supermarket' }], actions: [{ type: 'set_categories', category_ids: [groceries] }] })).body.data;
+  const dry = await api.request('GET', `/api/v1/rules/${categoriesRule.id}/preview`, { token: user.token });
+  t.match(dry.body.data, { matched: 2, changed: 2 });
+  t.notOk(dry.body.data.data.some((change: any) => change.changes.category_ids), "a split transaction's categories are its lines'");
+  await run(categoriesRule.id);
+  t.same(await categoriesOf(plain), sorted([household, groceries]));
+  t.same(await lines(plain), [['6.0000', household, null], ['4.0000', groceries, null]]);
+  t.same(await walletsOffLedger(api.db, user.user.id), []);
+});

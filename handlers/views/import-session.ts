@@ -3,6 +3,7 @@
 import type { components } from '../../generated/api.js';
 import { confirmRunOf } from '../../db/import-confirm-runs.js';
 import type { ImportSessionRow, ImportSuggestionRow, SuggestionCounts } from '../../db/import-sessions.js';
+import { splitLineView } from './rule.js';
 import { moneyToJson } from '../../domain/money.js';
 import { notImportableReason } from '../../domain/statements/suggestions.js';
 import type { CsvReading } from '../../domain/statements/csv-statement.js';
@@ -36,7 +37,7 @@ export function toImportSuggestion(row: ImportSuggestionRow, ruled?: SuggestionR
       group_id: ruled.groupId,
       skipped: ruled.skippedReason !== null,
       transfer_wallet_id: ruled.transferWalletId,
-      splits: ruled.splits?.map((line) => ({ amount: moneyToJson(line.amount), category_id: line.categoryId, party_id: line.partyId, description: line.description })) ?? null,
+      splits: ruled.splits?.map(splitLineView) ?? null,
       splits_not_set: ruled.splitsNotSet,
     },
   };
