@@ -5,10 +5,10 @@
 // user wins.
 //
 // What a write states itself wins over a rule: categories (or split lines, which name them),
-// party and group are filled only where the incoming transaction has none. A rule's description replaces the incoming one, its
-// notes and its name go to the transaction's metadata (`rules`, `rule_notes`). References a rule
-// names that are no longer the user's live records (deleted since the rule was written) are
-// dropped, never linked.
+// party and group are filled only where the incoming transaction has none. A rule's
+// description replaces the incoming one, its notes and its name go to the transaction's
+// metadata (`rules`, `rule_notes`). References a rule names that are no longer the user's live
+// records (deleted since the rule was written) are dropped, never linked.
 import type { Kysely, Transaction } from 'kysely';
 import { findOrCreateParties } from '../../db/import-record-names.js';
 import { LRUCache } from 'lru-cache';
