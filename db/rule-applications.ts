@@ -21,11 +21,14 @@ export async function existingChunk(db: Kysely<Database>, userId: number, afterI
     party_name: string | null;
     group_id: string | number | null;
     category_ids: Array<string | number> | null;
+    splits: Array<[amount: string, categoryId: number | null, partyId: number | null, description: string | null]> | null;
     metadata: Record<string, unknown> | null;
   }>`
     select t.id, t.description, t.amount, t.type, t.wallet_id, w.currency, to_char(t.datetime at time zone 'UTC', 'YYYY-MM-DD') as date,
            t.party_id, p.name as party_name, t.group_id, t.metadata,
-           (select array_agg(tc.category_id order by tc.category_id) from transaction_categories tc where tc.transaction_id = t.id) as category_ids
+           (select array_agg(tc.category_id order by tc.category_id) from transaction_categories tc where tc.transaction_id = t.id) as category_ids,
+           (select jsonb_agg(jsonb_build_array(s.amount::text, s.category_id, s.party_id, s.description) order by s.position)
+              from transaction_splits s where s.transaction_id = t.id) as splits
       from transactions t
       join wallets w on w.id = t.wallet_id
       left join parties p on p.id = t.party_id and p.deleted_at is null
@@ -44,6 +47,7 @@ export async function existingChunk(db: Kysely<Database>, userId: number, afterI
     partyName: row.party_name,
     groupId: row.group_id === null ? null : Number(row.group_id),
     categoryIds: (row.category_ids ?? []).map(Number),
+    splits: (row.splits ?? []).map(([amount, categoryId, partyId, description]) => ({ amount, categoryId, partyId, description })),
     metadata: row.metadata,
   }));
 }

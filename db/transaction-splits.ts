@@ -1,7 +1,7 @@
 // The splits of a transaction (046): read in line order, replaced whole. Writers update the
 // transaction row in the same database transaction (one sync stamp for the record); the
 // figures' corrections follow by trigger (see the migration).
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { SplitLine } from '../domain/splits.js';
 import type { Database } from './schema.js';
 
@@ -35,4 +35,19 @@ export async function replaceSplits(trx: Transaction<Database>, userId: number, 
       })),
     )
     .execute();
+}
+
+/**
+ * The lines of many new transactions (an import batch's) in one statement: one array per
+ * column through unnest, as the batch's transactions are inserted (import-batch.ts).
+ */
+export async function insertSplitLines(trx: Transaction<Database>, userId: number, split: ReadonlyArray<{ transactionId: number; lines: readonly SplitLine[] }>): Promise<void> {
+  const rows = split.flatMap(({ transactionId, lines }) => lines.map((line, position) => ({ transactionId, position, ...line })));
+  if (rows.length === 0) return;
+  await sql`
+    insert into transaction_splits (transaction_id, user_id, position, amount, category_id, party_id, description)
+    select r.transaction_id, ${userId}, r.position, r.amount, r.category_id, r.party_id, r.description
+      from unnest(${rows.map((row) => row.transactionId)}::bigint[], ${rows.map((row) => row.position)}::int[], ${rows.map((row) => row.amount)}::numeric[],
+                  ${rows.map((row) => row.categoryId)}::bigint[], ${rows.map((row) => row.partyId)}::bigint[], ${rows.map((row) => row.description)}::text[])
+           as r(transaction_id, position, amount, category_id, party_id, description)`.execute(trx);
 }

@@ -3471,12 +3471,15 @@ export interface components {
         };
         /** @description File parts: JPEG, PNG, GIF, WebP images or PDF documents, judged by their content. Another kind is 422 on `files.<index>`; a file over the configured upload limit (default 5 MB per file) is 413. */
         UploadFiles: string[];
+        /** @description The lines of a split, in a multipart body (an addition): one text part `splits` holding the JSON array of lines (`[{"amount": 60, "category_id": 3}, ...]`), or one part per line (`splits` or `splits[]` repeated) each holding one line as a JSON object. Read and checked exactly as the JSON body's `splits` (422 on `splits.<index>.amount` and the like); an empty part, or `[]`, removes the lines of an update. */
+        TransactionFormSplits: components["schemas"]["TransactionSplitInput"][] | null;
         /** @description multipart/form-data body of a create (what the mobile client sends). Every value is a text part read as the type declared here (`true`/`false` for booleans); an empty part counts as null. Arrays repeat their key with `[]`. */
         TransactionCreateForm: components["schemas"]["TransactionInput"] & {
             created_at?: components["schemas"]["ClientCreatedAt"];
             /** @description One part per category id. */
             "categories[]"?: number[];
             "files[]"?: components["schemas"]["UploadFiles"];
+            splits?: components["schemas"]["TransactionFormSplits"];
         };
         TransactionResult: components["schemas"]["Envelope"] & {
             data: components["schemas"]["Transaction"];
@@ -3493,6 +3496,7 @@ export interface components {
             updated_at?: components["schemas"]["ClientUpdatedAt"];
             "categories[]"?: number[];
             "files[]"?: components["schemas"]["UploadFiles"];
+            splits?: components["schemas"]["TransactionFormSplits"];
         };
         /** @description JSON body of an attachment upload, as the reference's web client sends it: each file as a base64 string, bare or as a `data:<type>;base64,` URL. Checked like file parts (JPEG, PNG, GIF, WebP or PDF by content, else 422 on `files.<index>`). Without files (in JSON or as parts) the upload is 422 on `files`. */
         TransactionFilesBase64: {
@@ -4677,6 +4681,13 @@ export interface components {
             id: number;
             name: string;
         };
+        /** @description A split line as a rule makes it (or as a transaction has it), for a review or a dry run. */
+        RuleSplitLine: {
+            amount: components["schemas"]["Money"];
+            category_id: number | null;
+            party_id: number | null;
+            description: string | null;
+        };
         /** @description What the rules in `rules` set on a suggestion, as a confirm without review overrides will write it (a value the review gives in the confirm's item wins over the rules); null when no rule matches. Absent from servers before 1.2. */
         ImportSuggestionRuleChanges: {
             /** @description The categories the rules file the line under (empty when no rule sets one). */
@@ -4692,6 +4703,10 @@ export interface components {
             skipped: boolean;
             /** @description The wallet a rule books the line as a transfer with (`transfer_to_wallet`; the other wallet's counter-line is paired with it), else null. Absent from servers before 1.2. */
             transfer_wallet_id?: number | null;
+            /** @description (An addition.) The lines a rule's `set_splits` makes of the line's amount, in order (`category_ids` then holds their categories), or null when no rule splits it; when a rule's fixed amounts do not fit the amount, null and `splits_not_set` says why. */
+            splits?: components["schemas"]["RuleSplitLine"][] | null;
+            /** @description (An addition.) Why a matching `set_splits` does not split the line, else null. */
+            splits_not_set?: string | null;
         } | null;
         /** @description One transaction found in the document, to be reviewed and confirmed. Names are what the document (or the enricher) says; the `*_id` fields are the caller's existing records they matched, or null. A value the extractor could not read is null and the problem is listed in `warnings`. */
         ImportSuggestion: {
@@ -4918,6 +4933,8 @@ export interface components {
             accept_duplicate?: boolean;
             /** @description When above 0, a second expense "Transaction fee" of this amount is created in the same wallet on the same date, with the party "Charges" (found or created). */
             fee?: number | null;
+            /** @description (An addition.) The imported transaction's split lines, the shape a transaction takes (docs/splits.md): amounts adding up exactly to the line's amount (this item's `amount`, else the suggestion's; the fee is a transaction of its own), else 422 on `accepted.<n>.splits`; a line's category or party that is not the caller's live record is 422 on `accepted.<n>.splits.<i>.category_id` / `.party_id`; nothing is imported on any 422. The lines' categories become the transaction's (the rules' categories do not apply; a `category_id` beside them must be one of theirs), and a rule's `transfer_to_wallet` does not book a split line as a transfer (the reason is in its metadata). */
+            splits?: components["schemas"]["TransactionSplits"];
         };
         ImportConfirmRequest: {
             /** @description The import session; an unknown id or another user's session is 404. */
@@ -5464,10 +5481,23 @@ export interface components {
             date_to?: string;
             weekdays?: number[];
         };
-        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; an imported, confirmed or synced line is booked as a transfer between its wallet and this one, and the other wallet's counter-line is matched to it, answered `already_imported`; a line that cannot be a transfer, such as one between currencies, is imported as it is with `metadata.transfer_not_booked`; a transaction made through `POST /v1/transactions` is never turned into a transfer), `skip` (on import, the line is not imported: it fails with a reason naming the rule). A field a transaction's write states itself (categories, party, group) wins over a rule. */
+        /** @description A line of a `set_splits` action (an addition). */
+        RuleSplit: {
+            /**
+             * @description The line's share of the amount, in percent, at most 4 decimals.
+             * @example 60
+             */
+            percent?: number;
+            /** @description A fixed amount in the transaction's currency, at most 4 decimals. */
+            amount?: number;
+            category_id?: number | null;
+            party_id?: number | null;
+            description?: string | null;
+        };
+        /** @description What a matching rule does. `set_categories` (`category_ids`), `set_party` (`party_id`, or `party_name` with `create_party` to create the party when the caller has none of that name), `set_description` (`description` replaces the text), `set_group` (`group_id`), `add_note` (`note`, kept in the transaction's `metadata.rule_notes`), `transfer_to_wallet` (`wallet_id`: the line's other wallet; an imported, confirmed or synced line is booked as a transfer between its wallet and this one, and the other wallet's counter-line is matched to it, answered `already_imported`; a line that cannot be a transfer, such as one between currencies, is imported as it is with `metadata.transfer_not_booked`; a transaction made through `POST /v1/transactions` is never turned into a transfer), `skip` (on import, the line is not imported: it fails with a reason naming the rule), `set_splits` (an addition: `splits`, the lines the transaction is split into, see RuleSplit; their categories become the transaction's, so a rule has `set_splits` or `set_categories`, not both). A field a transaction's write states itself (categories, splits, party, group) wins over a rule. */
         RuleAction: {
             /** @enum {string} */
-            type: "set_categories" | "set_party" | "set_description" | "set_group" | "add_note" | "transfer_to_wallet" | "skip";
+            type: "set_categories" | "set_party" | "set_description" | "set_group" | "add_note" | "transfer_to_wallet" | "skip" | "set_splits";
             category_ids?: number[];
             party_id?: number;
             party_name?: string;
@@ -5476,6 +5506,8 @@ export interface components {
             group_id?: number;
             note?: string;
             wallet_id?: number;
+            /** @description For `set_splits`: 2 to 20 lines, all by `percent` (each above 0 and below 100, adding up to exactly 100; else 422 on `actions.<n>.splits`) or all by `amount` (the last line may leave it out: it takes the rest). Each line's `category_id` and `party_id` must be the caller's live records (404 keyed by the field). Made into amounts for each transaction: a percentage line gets amount × percent / 100 rounded half away from zero to 4 decimals, the last line what remains, so the lines add up exactly; fixed amounts that do not fit the transaction's amount (over it, or, all given, not equal to it) leave that transaction unsplit, with the reason in its `metadata.splits_not_set`. */
+            splits?: components["schemas"]["RuleSplit"][];
         };
         /** @description A rule that files the caller's incoming transactions: when its conditions hold (`all` of them, or `any`), its actions fill in the transaction. Rules run once per created transaction (API, sync, CSV and statement imports, recurring occurrences, the assistant), in `position` order, and test the incoming fields only, never another rule's output, so no rule can trigger itself. The first matching rule that sets a field decides it; `stop_after` ends the evaluation when this rule matched. A later edit of a transaction runs no rule: the user wins. */
         Rule: components["schemas"]["SyncFields"] & {
@@ -5574,6 +5606,11 @@ export interface components {
             actions?: components["schemas"]["RuleAction"][];
             updated_at?: components["schemas"]["ClientUpdatedAt"];
         };
+        /** @description A transaction's split lines before and after a `set_splits` (`from` empty when it is not split yet). */
+        RuleSplitsChange: {
+            from: components["schemas"]["RuleSplitLine"][];
+            to: components["schemas"]["RuleSplitLine"][];
+        };
         /** @description One field before and after the rule. */
         RuleFieldChange: {
             /** @description The value now (a text, an id, a list of ids, or null). */
@@ -5589,8 +5626,9 @@ export interface components {
             /** @enum {string} */
             type: "income" | "expense";
             description: string | null;
-            /** @description The fields the rule would change (only those): `description`, `category_ids`, `party_id`, `party_name` (a party the rule would create), `group_id`, each `{from, to}`; `metadata` when the rule's name or notes would be added. */
+            /** @description The fields the rule would change (only those): `description`, `category_ids`, `party_id`, `party_name` (a party the rule would create), `group_id`, `splits` (the lines a `set_splits` gives it; its `category_ids` follow), each `{from, to}`; `metadata` when the rule's name or notes would be added. A split transaction's categories are its lines': `set_categories` leaves them as they are. */
             changes: {
+                splits?: components["schemas"]["RuleSplitsChange"];
                 description?: components["schemas"]["RuleFieldChange"];
                 category_ids?: components["schemas"]["RuleFieldChange"];
                 party_id?: components["schemas"]["RuleFieldChange"];

@@ -18,7 +18,7 @@ import type { HandlerContext, Handlers } from '../server/handler-types.js';
 import { syncedResource } from './shared/crud.js';
 import { MAX_PAGE_SIZE } from './shared/records.js';
 import { ruleForExisting } from './shared/rule-existing.js';
-import { toRule, toRuleApplication, type RuleRow } from './views/rule.js';
+import { changesView, toRule, toRuleApplication, type RuleRow } from './views/rule.js';
 
 const rules = syncedResource<RuleRow, ReturnType<typeof toRule>>({
   table: 'rules',
@@ -160,7 +160,7 @@ async function previewOnExisting(db: Kysely<Database>, userId: number, rule: Rul
       if (!changes) continue;
       preview.changed++;
       if (preview.data.length < limit) {
-        preview.data.push({ transaction_id: tx.id, datetime: tx.date, amount: moneyToJson(tx.amount), type: tx.type, description: tx.description, changes });
+        preview.data.push({ transaction_id: tx.id, datetime: tx.date, amount: moneyToJson(tx.amount), type: tx.type, description: tx.description, changes: changesView(changes) });
       }
     }
     preview.scanned += chunk.length;

@@ -56,7 +56,7 @@ export async function runApplication(ctx: JobContext, applicationId: number, opt
               const { changes } = onExisting(tx);
               if (!changes || !(await applyExistingChanges(trx, run.user_id, tx, changes, now))) continue;
               changed++;
-              if (tx.type === 'expense' && (changes.category_ids || changes.group_id)) {
+              if (tx.type === 'expense' && (changes.category_ids || changes.group_id || changes.splits)) {
                 const categories = changes.category_ids?.to ?? tx.categoryIds;
                 moved.set(`${tx.walletId}:${changes.group_id?.to ?? tx.groupId}:${categories.join(',')}`, tx.id);
               }

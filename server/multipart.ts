@@ -1,6 +1,6 @@
 // Multipart bodies arrive as text fields and files. Before validation, the fields become the
 // typed body the operation's multipart schema describes (`categories[]` → an array of
-// integers, "12.0" → 12, "true" → true) and the files are set aside for the handler, so a
+// integers, "12.0" → 12, "true" → true, a list of objects from JSON text) and the files are set aside for the handler, so a
 // handler reads a multipart request exactly as it reads the JSON one.
 
 export interface UploadedFile {
@@ -56,8 +56,11 @@ export async function readMultipart(
       const propertySchema = resolve(properties[name] ?? properties[rawName]);
       if (propertySchema?.type === 'array' || rawName.endsWith('[]')) {
         const list = (body[name] ??= []) as unknown[];
-        const item = coerce(part.value, resolve(propertySchema?.items));
-        if (item !== undefined) list.push(item);
+        const itemSchema = resolve(propertySchema?.items);
+        const item = coerce(part.value, itemSchema);
+        // a list of objects may come as one part holding the JSON array (`splits`)
+        if (Array.isArray(item) && itemSchema?.type === 'object') list.push(...item);
+        else if (item !== undefined) list.push(item);
       } else {
         const coerced = coerce(part.value, propertySchema);
         if (coerced !== undefined) body[name] = coerced;

@@ -183,6 +183,34 @@ t.test('MCP: a write tool records a transaction the API then shows; bad argument
   t.match(payload(unknown).message, /no tool named delete-everything/);
 });
 
+t.test('MCP: record-transaction takes splits, get-transaction shows them; bad lines are keyed by field, nothing recorded', async (t) => {
+  const client = await connect(t, await mcpToken(owner));
+  const home = await post(owner.token, '/api/v1/categories', { name: 'Home', type: 'expense' });
+  const lines = [{ amount: 6, category_id: category.id, description: 'Bread' }, { amount: 4, category_id: home.id, party_id: party.id }];
+  const result: any = await client.callTool({ name: 'record-transaction', arguments: { type: 'expense', amount: 10, wallet_id: wallet.id, description: 'Receipt', splits: lines } });
+  t.notOk(result.isError, result.content[0].text);
+  const recorded = result.structuredContent;
+  t.same(recorded.splits.map((s: any) => [s.amount, s.category_id, s.party_id, s.description]), [[6, category.id, null, 'Bread'], [4, home.id, party.id, null]]);
+  const read: any = await client.callTool({ name: 'get-transaction', arguments: { id: recorded.id } });
+  t.same(read.structuredContent.splits, recorded.splits, 'get-transaction shows the lines');
+  t.same(read.structuredContent.categories.map((c: { id: number }) => c.id), [category.id, home.id]);
+
+  const count = async () => Number((await api.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', owner.user.id).executeTakeFirstOrThrow()).n);
+  const before = await count();
+  const theirs = await post(stranger.token, '/api/v1/categories', { name: 'Theirs', type: 'expense' });
+  const cases: Array<[unknown, string]> = [
+    [[{ amount: 6 }, { amount: 3 }], 'splits'],
+    [[{ amount: 11 }, { amount: -1 }], 'splits.1.amount'],
+    [[{ amount: 10, category_id: theirs.id }], 'splits.0.category_id'],
+  ];
+  for (const [splits, field] of cases) {
+    const bad: any = await client.callTool({ name: 'record-transaction', arguments: { type: 'expense', amount: 10, wallet_id: wallet.id, splits } });
+    t.ok(bad.isError, `${JSON.stringify(splits)} is a tool error`);
+    t.ok(payload(bad).errors?.[field], `keyed by ${field}: ${bad.content[0].text.slice(0, 200)}`);
+  }
+  t.equal(await count(), before, 'nothing recorded');
+});
+
 t.test("MCP: a read token cannot write, another user's ids are not found, a revoked token is refused at once", async (t) => {
   const reader = await connect(t, await mcpToken(owner, ['read']));
   const refused: any = await reader.callTool({ name: 'record-transaction', arguments: { type: 'income', amount: 5, wallet_id: wallet.id } });

@@ -244,7 +244,7 @@ t.test('statement confirm: whole session (batch) and item by item; the rules bea
   // the review already shows what the rules will do, naming them (no write: the party is only named)
   const [rewe, fee, salary] = whole.suggestions;
   t.match(rewe, { rules: [{ name: 'REWE' }], category_id: user.groceries, description: 'REWE groceries', party_id: null });
-  t.same(rewe.rule_changes, { category_ids: [user.groceries], party_id: null, party_name: 'REWE', description: 'REWE groceries', group_id: null, skipped: false, transfer_wallet_id: null });
+  t.same(rewe.rule_changes, { category_ids: [user.groceries], party_id: null, party_name: 'REWE', description: 'REWE groceries', group_id: null, skipped: false, transfer_wallet_id: null, splits: null, splits_not_set: null });
   t.equal(await api.db.selectFrom('parties').select('id').where('user_id', '=', user.user.id).where('name', '=', 'REWE').executeTakeFirst(), undefined, 'reading the review created no party');
   t.match(fee, { rules: [{ name: 'No fees' }], not_importable_reason: /rule "No fees"/, rule_changes: { skipped: true } });
   t.match(salary, { rules: [{ name: 'Salary' }], category_id: user.salary, rule_changes: { category_ids: [user.salary], group_id: user.group, description: null } });

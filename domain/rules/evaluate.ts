@@ -6,10 +6,11 @@
 //   rules run once per write, and their output is not fed back to them;
 // - rules are tried in their order; the first matching rule that sets a field (category,
 //   party, description, group, transfer wallet) decides it, later ones do not override it
-//   (so the order is a priority); notes of every matching rule are kept, in order;
+//   (so the order is a priority); categories and splits are one field here (the lines name
+//   the categories); notes of every matching rule are kept, in order;
 // - a matching rule with `stop_after` ends the evaluation; a disabled rule is skipped.
 import { Decimal } from '../money.js';
-import type { RuleAction, RuleCondition, RuleDefinition, TextField } from './language.js';
+import type { RuleAction, RuleCondition, RuleDefinition, RuleSplit, TextField } from './language.js';
 import { compileRegex, foldText, regexSubject } from './text.js';
 
 /** What rules test: the fields of a transaction as it comes in. */
@@ -31,6 +32,8 @@ export interface TransactionFacts {
 /** What the matching rules decided; a field left undefined was set by no rule. */
 export interface RuleOutcome {
   categoryIds?: number[];
+  /** A set_splits action's lines (made into amounts by ruleSplitLines); they name the categories. */
+  splits?: RuleSplit[];
   party?: { id: number } | { name: string; create: boolean };
   description?: string;
   groupId?: number;
@@ -88,7 +91,10 @@ export function evaluateRules(compiled: CompiledRules, facts: TransactionFacts):
 function applyAction(outcome: RuleOutcome, action: RuleAction): void {
   switch (action.type) {
     case 'set_categories':
-      outcome.categoryIds ??= [...new Set(action.category_ids ?? [])];
+      if (outcome.splits === undefined) outcome.categoryIds ??= [...new Set(action.category_ids ?? [])];
+      return;
+    case 'set_splits':
+      if (outcome.categoryIds === undefined) outcome.splits ??= action.splits;
       return;
     case 'set_party':
       outcome.party ??= action.party_id !== undefined ? { id: action.party_id } : { name: action.party_name!.trim(), create: action.create_party === true };

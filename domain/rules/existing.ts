@@ -3,9 +3,14 @@
 // rule's values replace the transaction's (categories, party, description, group); its notes and
 // its name are added to the metadata once. A transaction already as the rule would make it has
 // no change, so applying twice changes nothing the second time. Skip and transfer actions only
-// mean something on import and are left out here.
+// mean something on import and are left out here. A split transaction's categories are its
+// lines': set_categories leaves them alone, set_splits replaces the lines (and so the
+// categories); amounts a set_splits cannot fit to the transaction change nothing.
+import { Decimal } from '../money.js';
+import { splitCategoryIds, type SplitLine } from '../splits.js';
 import { compileRules, evaluateRules, type TransactionFacts } from './evaluate.js';
 import type { RuleDefinition } from './language.js';
+import { ruleSplitLines } from './splits.js';
 
 export interface ExistingTransaction {
   id: number;
@@ -19,6 +24,8 @@ export interface ExistingTransaction {
   partyName: string | null;
   groupId: number | null;
   categoryIds: number[];
+  /** Its split lines, in order (none: not split). */
+  splits: SplitLine[];
   metadata: Record<string, unknown> | null;
 }
 
@@ -35,6 +42,8 @@ export interface ExistingChanges {
   /** The party the rule names by a name the user has no party of yet (created on apply when the rule says so). */
   party_name?: FieldChange<string | null>;
   group_id?: FieldChange<number | null>;
+  /** The lines a set_splits gives the transaction (its categories follow, in `category_ids`). */
+  splits?: FieldChange<SplitLine[]>;
   /** The metadata after the rule's name and notes are added (undefined when they are there already). */
   metadata?: Record<string, unknown>;
 }
@@ -62,8 +71,12 @@ export function ruleOnExisting(rule: RuleDefinition, partyIdByName: Map<string, 
     if (outcome.applied.length === 0) return { matched: false, changes: null };
     const changes: ExistingChanges = {};
     if (outcome.description !== undefined && outcome.description !== tx.description) changes.description = { from: tx.description, to: outcome.description };
-    if (outcome.categoryIds) {
-      const to = [...outcome.categoryIds].sort((a, b) => a - b);
+    const made = outcome.splits ? ruleSplitLines(tx.amount, outcome.splits) : undefined;
+    const lines = made && 'lines' in made ? made.lines : undefined;
+    if (lines && !sameLines(lines, tx.splits)) changes.splits = { from: tx.splits, to: lines };
+    const categoryIds = lines ? splitCategoryIds(lines) : tx.splits.length > 0 ? undefined : outcome.categoryIds;
+    if (categoryIds) {
+      const to = [...categoryIds].sort((a, b) => a - b);
       const from = [...tx.categoryIds].sort((a, b) => a - b);
       if (to.join(',') !== from.join(',')) changes.category_ids = { from, to };
     }
@@ -77,6 +90,13 @@ export function ruleOnExisting(rule: RuleDefinition, partyIdByName: Map<string, 
     if (metadata) changes.metadata = metadata;
     return { matched: true, changes: Object.keys(changes).length > 0 ? changes : null };
   };
+}
+
+function sameLines(a: readonly SplitLine[], b: readonly SplitLine[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((line, i) => new Decimal(line.amount).equals(b[i].amount) && line.categoryId === b[i].categoryId && line.partyId === b[i].partyId && line.description === b[i].description)
+  );
 }
 
 /** The metadata with the rule's name and notes added, or undefined when both are there already. */

@@ -29,9 +29,21 @@ export interface RuleCondition {
   weekdays?: number[];
 }
 
-/** One action. Fields used by each type: see RULE_ACTION_FIELDS. */
+/**
+ * One line of a `set_splits` action: a share of the transaction's amount by `percent`, or a
+ * fixed `amount` (the last line of an amount split may leave it out: it takes the rest).
+ */
+export interface RuleSplit {
+  percent?: number;
+  amount?: number;
+  category_id?: number | null;
+  party_id?: number | null;
+  description?: string | null;
+}
+
+/** One action. Fields used by each type: see checkAction. */
 export interface RuleAction {
-  type: 'set_categories' | 'set_party' | 'set_description' | 'set_group' | 'add_note' | 'transfer_to_wallet' | 'skip';
+  type: 'set_categories' | 'set_party' | 'set_description' | 'set_group' | 'add_note' | 'transfer_to_wallet' | 'skip' | 'set_splits';
   category_ids?: number[];
   party_id?: number;
   party_name?: string;
@@ -41,6 +53,7 @@ export interface RuleAction {
   group_id?: number;
   note?: string;
   wallet_id?: number;
+  splits?: RuleSplit[];
 }
 
 /** A rule as evaluation needs it (the stored record has sync fields besides). */
@@ -84,6 +97,9 @@ export function checkRule(rule: { conditions: RuleCondition[]; actions: RuleActi
     seen.add(action.type);
     checkAction(action, at);
   });
+  // the lines name the categories: one rule does not set both
+  const splitting = rule.actions.findIndex((action) => action.type === 'set_splits');
+  if (splitting >= 0 && seen.has('set_categories')) add(`actions.${splitting}.type`, 'set_splits names the categories (its lines\'): a rule has set_splits or set_categories, not both.');
   return errors;
 }
 
@@ -158,11 +174,43 @@ function checkAction(a: RuleAction, at: At): void {
       return;
     case 'skip':
       return;
+    case 'set_splits':
+      return checkRuleSplits(a.splits, at);
   }
 }
 
 function nonEmptyList(list: unknown[] | undefined): boolean {
   return Array.isArray(list) && list.length > 0;
+}
+
+export const MAX_RULE_SPLITS = 20;
+
+/**
+ * A set_splits action's lines: 2 to 20, all by `percent` (each above 0 and below 100, adding
+ * up to exactly 100) or all by `amount` (each above 0; the last may leave it out to take the
+ * rest), at most 4 decimals.
+ */
+function checkRuleSplits(splits: RuleSplit[] | undefined, at: At): void {
+  if (!Array.isArray(splits) || splits.length < 2) return at('splits', 'set_splits needs at least 2 lines.');
+  if (splits.length > MAX_RULE_SPLITS) return at('splits', `set_splits takes at most ${MAX_RULE_SPLITS} lines.`);
+  const byPercent = splits[0].percent !== undefined;
+  let sum = new Decimal(0);
+  splits.forEach((line, index) => {
+    const last = index === splits.length - 1;
+    const field = byPercent ? 'percent' : 'amount';
+    const value = byPercent ? line.percent : line.amount;
+    const other = byPercent ? line.amount : line.percent;
+    if (other !== undefined) return at(`splits.${index}.${byPercent ? 'amount' : 'percent'}`, "A rule's lines are all by percent or all by amount.");
+    if (value === undefined) {
+      if (!byPercent && last) return;
+      return at(`splits.${index}.${field}`, byPercent ? 'The percent field is required: every line of a percentage split has one.' : 'The amount field is required (only the last line may leave it out, to take the rest).');
+    }
+    const decimal = new Decimal(value);
+    if (decimal.decimalPlaces() > 4) return at(`splits.${index}.${field}`, `The ${field} may have at most 4 decimal places.`);
+    if (decimal.lte(0) || (byPercent && decimal.gte(100))) return at(`splits.${index}.${field}`, byPercent ? 'The percent must be above 0 and below 100.' : 'The amount must be above 0.');
+    sum = sum.plus(decimal);
+  });
+  if (byPercent && !sum.equals(100)) at('splits', `The percentages add up to ${sum.toFixed()}, not 100.`);
 }
 
 /** The ids of the user's records a rule names, each with the field that names it (for 404s). */
@@ -179,6 +227,10 @@ export function referencedIds(rule: { conditions: RuleCondition[]; actions: Rule
     if (a.wallet_id !== undefined) refs.wallets.push([`actions.${i}.wallet_id`, a.wallet_id]);
     if (a.group_id !== undefined) refs.groups.push([`actions.${i}.group_id`, a.group_id]);
     if (a.party_id !== undefined) refs.parties.push([`actions.${i}.party_id`, a.party_id]);
+    a.splits?.forEach((line, j) => {
+      if (line.category_id != null) refs.categories.push([`actions.${i}.splits.${j}.category_id`, line.category_id]);
+      if (line.party_id != null) refs.parties.push([`actions.${i}.splits.${j}.party_id`, line.party_id]);
+    });
   });
   return refs;
 }

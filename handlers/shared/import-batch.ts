@@ -10,12 +10,14 @@ import { lockWallets, negativeBalanceAllowed } from '../../db/balances.js';
 import { findOrCreateCategoryByName } from '../../db/category-names.js';
 import { findOrCreateParties } from '../../db/import-record-names.js';
 import type { Database } from '../../db/schema.js';
+import { insertSplitLines } from '../../db/transaction-splits.js';
+import { splitCategoryIds, type SplitLine } from '../../domain/splits.js';
 import { recordWebhookEvents } from '../../db/webhook-outbox.js';
 import { balanceEffect, overdraftRefused } from '../../domain/ledger.js';
 import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
 import { checkedAmount, entryWallet, importDayStart, rejectionReason, type ImportedEntry, type ImportWriteContext } from './import-entries.js';
 import { BALANCE_TOO_LARGE, moveBalances, overdraftMessage, type Effect } from './ledger.js';
-import { bookRuledTransfer, withTransferRefused } from './rule-transfers.js';
+import { bookRuledTransfer, SPLIT_NOT_TRANSFER, withTransferRefused } from './rule-transfers.js';
 import { applyRulesToMany, loadUserRules, skippedByRule, type RuledFields } from './transaction-rules.js';
 
 /** Rows per INSERT statement. */
@@ -86,6 +88,7 @@ export async function importEntries(
       currency: entry.currency,
       categoryIds: [],
       groupId: null,
+      statesSplits: (entry.splits?.length ?? 0) > 0,
     })),
     ctx.now,
   );
@@ -109,8 +112,15 @@ export async function importEntries(
     if (entry.categoryId === undefined && entry.category && !categories.has(entry.category)) categories.set(entry.category, await findOrCreateCategoryByName(trx, ctx.userId, entry.category, entry.type, ctx.now));
   }
   const statedCategoryOf = (entry: ImportedEntry) => (entry.categoryId !== undefined ? entry.categoryId : entry.category ? categories.get(entry.category)! : null);
-  // a category the row states wins over the rules; the analysis' guess does not
+  // a category the row states wins over the rules (the analysis' guess does not); lines name their categories
+  const splitsOf = (row: Accepted): SplitLine[] | undefined => {
+    if (row.entry.splits?.length) return row.entry.splits;
+    const stated = statedCategoryOf(row.entry);
+    return row.ruled?.ruleSplits && (stated === null || row.entry.categoryGuessed) ? row.ruled.ruleSplits : undefined;
+  };
   const categoriesOf = (row: Accepted): number[] => {
+    const lines = splitsOf(row);
+    if (lines) return splitCategoryIds(lines);
     const stated = statedCategoryOf(row.entry);
     const fromRules = row.ruled?.ruleCategoryIds ?? [];
     if (fromRules.length > 0 && (stated === null || row.entry.categoryGuessed)) return fromRules;
@@ -124,6 +134,11 @@ export async function importEntries(
   await recordWebhookEvents(trx, ctx.userId, 'transaction.created', ids, ctx.now);
   const links = accepted.flatMap((row, i) => categoriesOf(row).map((categoryId) => ({ transaction_id: ids[i], category_id: categoryId, user_id: ctx.userId })));
   for (let start = 0; start < links.length; start += INSERT_ROWS) await trx.insertInto('transaction_categories').values(links.slice(start, start + INSERT_ROWS)).execute();
+  const split = accepted.flatMap((row, i) => {
+    const lines = splitsOf(row);
+    return lines ? [{ transactionId: ids[i], lines }] : [];
+  });
+  for (let start = 0; start < split.length; start += INSERT_ROWS) await insertSplitLines(trx, ctx.userId, split.slice(start, start + INSERT_ROWS));
 
   // a budget's alert depends on its totals, not on which expense moved them: one expense per
   // wallet and category stands for the batch's, and each budget they move is judged once
@@ -150,6 +165,10 @@ async function withoutTransfers(trx: Transaction<Database>, rows: Accepted[], ct
     const otherWalletId = row.ruled?.transferWalletId;
     if (otherWalletId == null || !row.ruled) {
       kept.push(row);
+      continue;
+    }
+    if (row.entry.splits?.length) {
+      kept.push({ ...row, ruled: withTransferRefused(row.ruled, SPLIT_NOT_TRANSFER) });
       continue;
     }
     const line = { type: row.entry.type, amount: row.amount, walletId: row.walletId, otherWalletId, datetime: row.datetime, description: row.ruled.description ?? row.entry.description, bookedElsewhere: bookedByBank(row.entry) };

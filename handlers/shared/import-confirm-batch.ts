@@ -2,9 +2,10 @@
 // transaction with the suggestions locked. The suggestions the request says nothing about are
 // written together through the legacy import's batch writer (shared/import-batch.ts: the
 // overdraft rule walked in order, one INSERT, each wallet's balance moved once, budget alerts
-// once per wallet and category); one with an item (overrides, `accept_duplicate`) or a fee
-// takes the single-suggestion path of a small confirm under a savepoint. The rules are a small
-// confirm's: imported ones are left alone, duplicates skipped unless accepted, statement rows
+// once per wallet and category); one whose item only splits it (`splits`, checked with the
+// request) is written there too, its lines in one INSERT with the batch's; one with another
+// override (or `accept_duplicate`) or a fee takes the single-suggestion path of a small
+// confirm under a savepoint. The rules are a small confirm's: imported ones are left alone, duplicates skipped unless accepted, statement rows
 // booked even below zero, a wallet created for a statement's account opens at its balance.
 import { sql, type Transaction } from 'kysely';
 import { markBatchFailed, markBatchImported } from '../../db/import-confirm-runs.js';
@@ -16,6 +17,7 @@ import { notImportableReason } from '../../domain/statements/suggestions.js';
 import { importEntries } from './import-batch.js';
 import { confirmItemInBatch, findOrCreateStatementWallet, STATEMENT_SOURCES, type ConfirmContext, type ConfirmItem, type ItemOutcome } from './import-confirm.js';
 import { rejectionReason, RowRejected, type ImportedEntry } from './import-entries.js';
+import { itemSplits, onlySplits } from './import-splits.js';
 
 /** Suggestions per database transaction of a whole-session confirm. */
 export const CONFIRM_BATCH = 2000;
@@ -44,14 +46,14 @@ export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: Co
     if (suggestion.status === 'confirmed') tally('already_imported');
     else if (suggestion.duplicate !== null && item?.accept_duplicate !== true) tally('skipped_duplicate');
     else if (!item && notImportableReason(suggestion.amount, suggestion.description) !== null) counts.not_importable++;
-    else if (item || (suggestion.fee !== null && new Decimal(suggestion.fee).greaterThan(0))) tally((await confirmItemInBatch(trx, ctx, item ?? { index: suggestion.suggestion_index })).status);
+    else if ((item && !onlySplits(item)) || (suggestion.fee !== null && new Decimal(suggestion.fee).greaterThan(0))) tally((await confirmItemInBatch(trx, ctx, item ?? { index: suggestion.suggestion_index })).status);
     else plain.push(suggestion);
   }
   if (plain.length === 0) return counts;
 
   await sql`savepoint import_plain`.execute(trx);
   try {
-    const written = await writePlain(trx, ctx, plain);
+    const written = await writePlain(trx, ctx, plain, items);
     await sql`release savepoint import_plain`.execute(trx);
     counts.created += written.created;
     counts.already_imported += written.paired;
@@ -60,13 +62,13 @@ export async function confirmSuggestionBatch(trx: Transaction<Database>, ctx: Co
     // an error nobody anticipated: the suggestions one by one, each alone
     await sql`rollback to savepoint import_plain`.execute(trx);
     ctx.log?.warn({ err: error }, 'writing an import confirm batch together failed; writing its suggestions one by one');
-    for (const suggestion of plain) tally((await confirmItemInBatch(trx, ctx, { index: suggestion.suggestion_index })).status);
+    for (const suggestion of plain) tally((await confirmItemInBatch(trx, ctx, items.get(suggestion.suggestion_index) ?? { index: suggestion.suggestion_index })).status);
   }
   return counts;
 }
 
 /** The plain suggestions resolved to entries and written together; each one's outcome recorded on it. */
-async function writePlain(trx: Transaction<Database>, ctx: ConfirmContext, plain: ImportSuggestionRow[]): Promise<{ created: number; paired: number; failed: number }> {
+async function writePlain(trx: Transaction<Database>, ctx: ConfirmContext, plain: ImportSuggestionRow[], items: Map<number, ConfirmItem>): Promise<{ created: number; paired: number; failed: number }> {
   const failed: Array<{ id: number; reason: string }> = [];
   const entries: ImportedEntry[] = [];
   const owners: ImportSuggestionRow[] = [];
@@ -74,7 +76,8 @@ async function writePlain(trx: Transaction<Database>, ctx: ConfirmContext, plain
   await resolve.prefetch(plain);
   for (const suggestion of plain) {
     try {
-      entries.push(await entryOf(suggestion, ctx, resolve));
+      const item = items.get(suggestion.suggestion_index);
+      entries.push({ ...(await entryOf(suggestion, ctx, resolve)), splits: item ? itemSplits(item) : undefined });
       owners.push(suggestion);
     } catch (error) {
       const reason = rejectionReason(error);

@@ -20,8 +20,10 @@ import { targetCurrency } from '../../db/settings.js';
 import { csvReadingOf, statementBalancesOf, type StatementBalance } from '../views/import-session.js';
 import { importDayStart, rejectionReason } from './import-entries.js';
 import { createTransactionEntry } from './transaction-writes.js';
-import { bookRuledTransfer, withTransferRefused } from './rule-transfers.js';
+import { bookRuledTransfer, SPLIT_NOT_TRANSFER, withTransferRefused } from './rule-transfers.js';
 import { applyRulesToEntry, skippedByRule } from './transaction-rules.js';
+import { confirmSplitErrors, itemSplits } from './import-splits.js';
+import { splitCategoryIds } from '../../domain/splits.js';
 
 export type ConfirmRequest = components['schemas']['ImportConfirmRequest'];
 export type ConfirmItem = components['schemas']['ImportConfirmItem'];
@@ -64,6 +66,7 @@ export async function checkConfirmRequest(db: Kysely<Database>, userId: number, 
       if (item[field] != null && missing.has(item[field]!)) add(`accepted.${n}.${field}`, `The selected ${what} is invalid.`);
     });
   }
+  Object.assign(errors, await confirmSplitErrors(db, userId, accepted, suggestions));
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
 
@@ -165,14 +168,18 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
   const ruled = await applyRulesToEntry(
     trx,
     userId,
-    { type, amount, walletId, datetime, description, partyId, categoryIds: item.category_id != null ? [item.category_id] : [], bookedElsewhere },
+    { type, amount, walletId, datetime, description, partyId, categoryIds: item.category_id != null ? [item.category_id] : [], splits: itemSplits(item), bookedElsewhere },
     now,
     { counterparty: suggestion.party, currency: suggestion.currency },
   );
   if (ruled.ruled.skippedBy !== null) throw new ItemFailure(skippedByRule(ruled.ruled));
   const fee = item.fee != null ? moneyFromInput(item.fee) : suggestion.fee;
   const hasFee = fee !== null && new Decimal(fee).greaterThan(0);
-  if (ruled.ruled.transferWalletId !== null && hasFee) ruled.metadata = withTransferRefused(ruled.ruled, 'Not booked as a transfer: the line has a fee.').metadata;
+  // the reviewer's lines win over the rules' categories, lines and transfer (a transfer leg has no lines)
+  const reviewed = itemSplits(item);
+  const splits = reviewed.length > 0 ? reviewed : (ruled.ruled.splits ?? []);
+  if (ruled.ruled.transferWalletId !== null && reviewed.length > 0) ruled.metadata = withTransferRefused(ruled.ruled, SPLIT_NOT_TRANSFER).metadata;
+  else if (ruled.ruled.transferWalletId !== null && hasFee) ruled.metadata = withTransferRefused(ruled.ruled, 'Not booked as a transfer: the line has a fee.').metadata;
   else if (ruled.ruled.transferWalletId !== null) {
     const line = { type, amount, walletId, otherWalletId: ruled.ruled.transferWalletId, datetime, description: item.description ?? ruled.description ?? null, bookedElsewhere };
     const transfer = await bookRuledTransfer(trx, userId, line, now, new Set());
@@ -183,8 +190,15 @@ async function importSuggestion(trx: Transaction<Database>, ctx: ConfirmContext,
     }
     ruled.metadata = withTransferRefused(ruled.ruled, transfer.reason).metadata;
   }
-  const categoryIds = ruled.ruled.ruleCategoryIds.length > 0 && item.category_id == null ? ruled.ruled.ruleCategoryIds : categoryId === null ? [] : [categoryId];
-  const transactionId = await createTransactionEntry(trx, userId, { ...ruled, description: item.description ?? ruled.description, categoryIds }, now);
+  const categoryIds =
+    splits.length > 0
+      ? splitCategoryIds(splits)
+      : ruled.ruled.ruleCategoryIds.length > 0 && item.category_id == null
+        ? ruled.ruled.ruleCategoryIds
+        : categoryId === null
+          ? []
+          : [categoryId];
+  const transactionId = await createTransactionEntry(trx, userId, { ...ruled, description: item.description ?? ruled.description, categoryIds, splits }, now);
   await ctx.alert(trx, userId, transactionId);
   let feeTransactionId: number | null = null;
   if (hasFee) {

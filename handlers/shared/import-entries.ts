@@ -17,6 +17,7 @@ import { RATE_DECIMALS } from '../../domain/exchange.js';
 import { parseImportAmount, parseImportDate } from '../../domain/import-rows.js';
 import { Decimal, exceedsMoneyLimit } from '../../domain/money.js';
 import { startOfDay } from '../../domain/time-zone.js';
+import type { SplitLine } from '../../domain/splits.js';
 import { HttpError } from '../../server/errors.js';
 import { effectsOf, planTransfer } from '../transfers.js';
 import { moveBalances } from './ledger.js';
@@ -64,6 +65,8 @@ export interface ImportedEntry {
   counterparty?: string | null;
   /** `categoryId` is the analysis' guess from history, not the user's choice: a rule's category wins over it. */
   categoryGuessed?: boolean;
+  /** Split lines adding up to `amount` (checked by the caller); their categories are the transaction's. */
+  splits?: SplitLine[];
 }
 
 export interface ImportedTransfer {

@@ -92,6 +92,9 @@ async function counterLeg(trx: Transaction<Database>, userId: number, line: Rule
   return row.rows[0]?.id;
 }
 
+/** Why a line a rule books as a transfer stays an income or expense when it is split (a transfer leg has no lines). */
+export const SPLIT_NOT_TRANSFER = 'Not booked as a transfer: the line is split.';
+
 /** The rules' fields of a line its transfer could not be booked for: imported as it is, the reason in its metadata. */
 export function withTransferRefused(ruled: RuledFields, reason: string): RuledFields {
   const metadata: JsonObject = { ...(ruled.metadata ?? {}), transfer_not_booked: reason };

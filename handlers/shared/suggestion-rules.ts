@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { ImportSuggestionRow } from '../../db/import-sessions.js';
 import type { Database } from '../../db/schema.js';
 import { Decimal } from '../../domain/money.js';
+import type { SplitLine } from '../../domain/splits.js';
 import { loadUserRules, previewRules, skippedByRule, type RuleInput } from './transaction-rules.js';
 
 /** What the rules do to one suggestion, as the review shows it. */
@@ -23,6 +24,9 @@ export interface SuggestionRules {
   skippedReason: string | null;
   /** The wallet a rule books the line as a transfer with (transfer_to_wallet), or null. */
   transferWalletId: number | null;
+  /** The lines a set_splits makes of the amount, or null; why it does not, or null. */
+  splits: SplitLine[] | null;
+  splitsNotSet: string | null;
 }
 
 /**
@@ -53,6 +57,8 @@ export async function suggestionRulesOf(db: Kysely<Database>, userId: number, ro
       groupId: fields.groupId,
       skippedReason: fields.skippedBy !== null ? skippedByRule(fields) : null,
       transferWalletId: fields.transferWalletId,
+      splits: fields.ruleSplits,
+      splitsNotSet: typeof fields.metadata?.splits_not_set === 'string' ? fields.metadata.splits_not_set : null,
     });
   });
   return found;

@@ -4,11 +4,11 @@
 // batch, which `applyRules` is one row of). A later edit of a transaction never calls it: the
 // user wins.
 //
-// What a write states itself wins over a rule: categories, party and group are filled only
-// where the incoming transaction has none. A rule's description replaces the incoming one, its
-// notes and its name go to the transaction's metadata (`rules`, `rule_notes`). References a rule
-// names that are no longer the user's live records (deleted since the rule was written) are
-// dropped, never linked.
+// What a write states itself wins over a rule: categories (or split lines, which name them),
+// party and group are filled only where the incoming transaction has none. A rule's
+// description replaces the incoming one, its notes and its name go to the transaction's
+// metadata (`rules`, `rule_notes`). References a rule names that are no longer the user's live
+// records (deleted since the rule was written) are dropped, never linked.
 import type { Kysely, Transaction } from 'kysely';
 import { findOrCreateParties } from '../../db/import-record-names.js';
 import { LRUCache } from 'lru-cache';
@@ -17,6 +17,8 @@ import type { Database, JsonObject } from '../../db/schema.js';
 import { liveIds } from '../../db/sync.js';
 import { compileRules, evaluateRules, type CompiledRules, type RuleOutcome } from '../../domain/rules/evaluate.js';
 import type { RuleDefinition } from '../../domain/rules/language.js';
+import { ruleSplitLines } from '../../domain/rules/splits.js';
+import { splitCategoryIds, type SplitLine } from '../../domain/splits.js';
 import type { TransactionEntry } from './transaction-writes.js';
 
 /** A user's rules, compiled once for the writes of one request, job run or import batch. */
@@ -67,6 +69,8 @@ export interface RuleInput {
   currency?: string | null;
   categoryIds: number[];
   groupId: number | null;
+  /** The write states split lines (a rule's set_splits then does not apply, as for categories). */
+  statesSplits?: boolean;
 }
 
 /** The fields of an incoming transaction after the rules, and what they decided beyond them. */
@@ -74,8 +78,12 @@ export interface RuledFields {
   description: string | null;
   partyId: number | null;
   categoryIds: number[];
-  /** The categories the rules set (live ones), whatever the write stated: for a caller whose categories are a guess. */
+  /** The categories the rules set (live ones; a set_splits' lines' ones), whatever the write stated: for a caller whose categories are a guess. */
   ruleCategoryIds: number[];
+  /** The lines a set_splits made for the amount where the write states no categories or lines, else null; their categories are `categoryIds`. */
+  splits: SplitLine[] | null;
+  /** The lines a set_splits made, whatever the write stated (references no longer live left out): for a caller whose categories are a guess. */
+  ruleSplits: SplitLine[] | null;
   groupId: number | null;
   /** The rules applied and their notes, for the transaction's metadata; null when none applied. */
   metadata: JsonObject | null;
@@ -123,6 +131,8 @@ async function ruledFieldsOf(
     partyId: input.partyId,
     categoryIds: input.categoryIds,
     ruleCategoryIds: [],
+    splits: null,
+    ruleSplits: null,
     groupId: input.groupId,
     metadata: null,
     skippedBy: null,
@@ -158,15 +168,21 @@ async function ruledFieldsOf(
     if (outcome.applied.length === 0) return unchanged(input);
     const ruledParty = !outcome.party ? null : 'id' in outcome.party ? (live.parties.has(outcome.party.id) ? outcome.party.id : null) : (created.get(outcome.party.name) ?? found.get(outcome.party.name) ?? null);
     const ruledPartyName = outcome.party && 'name' in outcome.party && (outcome.party.create || ruledParty !== null) ? outcome.party.name : null;
-    const categoryIds = (outcome.categoryIds ?? []).filter((id) => live.categories.has(id));
+    const made = outcome.splits ? ruleSplitLines(input.amount, outcome.splits) : undefined;
+    const ruleSplits = made && 'lines' in made ? made.lines.map((line) => liveLine(line, live)) : null;
+    const categoryIds = ruleSplits ? splitCategoryIds(ruleSplits) : (outcome.categoryIds ?? []).filter((id) => live.categories.has(id));
+    const statesCategories = input.categoryIds.length > 0 || input.statesSplits === true;
     const metadata: JsonObject = { rules: outcome.applied };
     if (outcome.notes.length > 0) metadata.rule_notes = outcome.notes;
+    if (made && 'reason' in made && !statesCategories) metadata.splits_not_set = made.reason;
     return {
       description: outcome.description ?? input.description,
       // a party the write names (by id, or by a name an import resolves) wins
       partyId: input.partyId ?? (input.partyName ? null : ruledParty),
-      categoryIds: input.categoryIds.length > 0 ? input.categoryIds : categoryIds,
+      categoryIds: statesCategories ? input.categoryIds : categoryIds,
       ruleCategoryIds: categoryIds,
+      splits: statesCategories ? null : ruleSplits,
+      ruleSplits,
       groupId: input.groupId ?? (outcome.groupId !== undefined && live.groups.has(outcome.groupId) ? outcome.groupId : null),
       metadata,
       skippedBy: outcome.skippedBy ?? null,
@@ -177,10 +193,23 @@ async function ruledFieldsOf(
   });
 }
 
+/** A rule's line with a category or party deleted since the rule was written left out of it (never linked). */
+function liveLine(line: SplitLine, live: { categories: Set<number>; parties: Set<number> }): SplitLine {
+  return {
+    ...line,
+    categoryId: line.categoryId !== null && live.categories.has(line.categoryId) ? line.categoryId : null,
+    partyId: line.partyId !== null && live.parties.has(line.partyId) ? line.partyId : null,
+  };
+}
+
 async function liveReferences(trx: Kysely<Database>, userId: number, outcomes: RuleOutcome[]) {
   const ids = { categories: [] as number[], groups: [] as number[], parties: [] as number[], wallets: [] as number[] };
   for (const outcome of outcomes) {
     ids.categories.push(...(outcome.categoryIds ?? []));
+    for (const line of outcome.splits ?? []) {
+      if (line.category_id != null) ids.categories.push(line.category_id);
+      if (line.party_id != null) ids.parties.push(line.party_id);
+    }
     if (outcome.groupId !== undefined) ids.groups.push(outcome.groupId);
     if (outcome.party && 'id' in outcome.party) ids.parties.push(outcome.party.id);
     if (outcome.transferWalletId !== undefined) ids.wallets.push(outcome.transferWalletId);
@@ -244,6 +273,7 @@ export async function applyRulesToEntry(
       partyId: entry.partyId ?? null,
       categoryIds: entry.categoryIds ?? [],
       groupId: entry.groupId ?? null,
+      statesSplits: (entry.splits?.length ?? 0) > 0,
       ...facts,
     },
     now,
@@ -254,6 +284,7 @@ export async function applyRulesToEntry(
     description: ruled.description,
     partyId: ruled.partyId,
     categoryIds: ruled.categoryIds,
+    splits: ruled.splits ?? entry.splits,
     groupId: ruled.groupId,
     metadata: withRuleMetadata(entry.metadata, ruled),
     ruled,

@@ -14,12 +14,12 @@ import { invalidField, validationFailed, type FieldErrors } from '../../server/e
 
 type SplitBody = components['schemas']['TransactionSplitInput'];
 
-/** The body's `splits` as lines (undefined: not sent; null: sent as null). */
-export function splitLinesFrom(splits: SplitBody[] | null | undefined): SplitLine[] | null | undefined {
+/** The body's `splits` (at `at`, e.g. `accepted.3.splits`) as lines (undefined: not sent; null: sent as null). */
+export function splitLinesFrom(splits: SplitBody[] | null | undefined, at = 'splits'): SplitLine[] | null | undefined {
   if (splits === undefined || splits === null) return splits;
   const errors: FieldErrors = {};
   const lines = splits.map((split, index) => {
-    const field = `splits.${index}.amount`;
+    const field = `${at}.${index}.amount`;
     if (hasTooManyDecimals(split.amount)) errors[field] = ['The amount may have at most 4 decimal places.'];
     const amount = moneyFromInput(split.amount);
     if (exceedsMoneyLimit(amount)) errors[field] = ['The amount is too large.'];
@@ -89,7 +89,13 @@ export async function splitChanges<Changes extends { amount?: string; categoryId
  * name are not checked again (a record deleted since stays as it is).
  */
 export async function checkSplitReferences(db: Kysely<Database>, userId: number, lines: readonly SplitLine[] | null | undefined, current?: TransactionRow): Promise<void> {
-  if (!lines?.length) return;
+  const errors = await splitReferenceErrors(db, userId, lines, current);
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+/** checkSplitReferences' errors, keyed under `at` (e.g. `accepted.3.splits`), none when all are the caller's. */
+export async function splitReferenceErrors(db: Kysely<Database>, userId: number, lines: readonly SplitLine[] | null | undefined, current?: TransactionRow, at = 'splits'): Promise<FieldErrors> {
+  if (!lines?.length) return {};
   const known = current ? await splitLinesOf(db, userId, current.id) : [];
   const unchecked = (pick: (line: SplitLine) => number | null) => {
     const had = new Set(known.map(pick));
@@ -99,8 +105,8 @@ export async function checkSplitReferences(db: Kysely<Database>, userId: number,
   const parties = await missingLiveIds(db, 'parties', userId, unchecked((line) => line.partyId));
   const errors: FieldErrors = {};
   lines.forEach((line, index) => {
-    if (line.categoryId !== null && categories.includes(line.categoryId)) errors[`splits.${index}.category_id`] = ['The selected category is invalid.'];
-    if (line.partyId !== null && parties.includes(line.partyId)) errors[`splits.${index}.party_id`] = ['The selected party is invalid.'];
+    if (line.categoryId !== null && categories.includes(line.categoryId)) errors[`${at}.${index}.category_id`] = ['The selected category is invalid.'];
+    if (line.partyId !== null && parties.includes(line.partyId)) errors[`${at}.${index}.party_id`] = ['The selected party is invalid.'];
   });
-  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  return errors;
 }

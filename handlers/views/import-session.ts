@@ -3,6 +3,7 @@
 import type { components } from '../../generated/api.js';
 import { confirmRunOf } from '../../db/import-confirm-runs.js';
 import type { ImportSessionRow, ImportSuggestionRow, SuggestionCounts } from '../../db/import-sessions.js';
+import { splitLineView } from './rule.js';
 import { moneyToJson } from '../../domain/money.js';
 import { notImportableReason } from '../../domain/statements/suggestions.js';
 import type { CsvReading } from '../../domain/statements/csv-statement.js';
@@ -36,6 +37,8 @@ export function toImportSuggestion(row: ImportSuggestionRow, ruled?: SuggestionR
       group_id: ruled.groupId,
       skipped: ruled.skippedReason !== null,
       transfer_wallet_id: ruled.transferWalletId,
+      splits: ruled.splits?.map(splitLineView) ?? null,
+      splits_not_set: ruled.splitsNotSet,
     },
   };
 }

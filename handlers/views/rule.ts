@@ -2,6 +2,9 @@ import type { components } from '../../generated/api.js';
 import type { RuleApplicationRow } from '../../db/rule-applications.js';
 import type { SyncedRow } from '../../db/sync.js';
 import { syncFields } from './sync.js';
+import type { ExistingChanges } from '../../domain/rules/existing.js';
+import { moneyToJson } from '../../domain/money.js';
+import type { SplitLine } from '../../domain/splits.js';
 
 export type RuleView = components['schemas']['Rule'];
 export type RuleRow = SyncedRow<'rules'>;
@@ -29,4 +32,17 @@ export function toRuleApplication(row: RuleApplicationRow): components['schemas'
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
+}
+
+type SplitLineView = components['schemas']['RuleSplitLine'];
+
+/** A split line as a review or a dry run shows it. */
+export function splitLineView(line: SplitLine): SplitLineView {
+  return { amount: moneyToJson(line.amount), category_id: line.categoryId, party_id: line.partyId, description: line.description };
+}
+
+/** What a rule would change on an existing transaction, as the dry run shows it. */
+export function changesView(changes: ExistingChanges): components['schemas']['RulePreviewChange']['changes'] {
+  const { splits, ...rest } = changes;
+  return { ...rest, ...(splits && { splits: { from: splits.from.map(splitLineView), to: splits.to.map(splitLineView) } }) };
 }

@@ -312,6 +312,11 @@ async function money(client: Client, wallets: Awaited<ReturnType<typeof records>
     'create expense',
   ).data;
   const income = must((await createTransaction({ client, body: { amount: 42.5, type: 'income', wallet_id: wallet.id, description: 'Refund' } })).data, 'create income').data;
+  const split = must(
+    (await createTransaction({ client, body: { amount: 42.5, type: 'expense', wallet_id: wallet.id, splits: [{ amount: 30, category_id: category.id }, { amount: 12.5, description: 'Household' }] } })).data,
+    'create split expense',
+  ).data;
+  console.log(split.splits.map((line) => line.amount));
   const page = must(
     (await listTransactions({
       client,

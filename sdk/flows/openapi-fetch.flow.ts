@@ -86,7 +86,7 @@ async function records(client: Client) {
       body: {
         name: 'REWE is groceries',
         conditions: [{ field: 'description', operator: 'regex', value: '^rewe\\b' }],
-        actions: [{ type: 'add_note', note: 'filed by a rule' }],
+        actions: [{ type: 'add_note', note: 'filed by a rule' }, { type: 'set_splits', splits: [{ percent: 60 }, { percent: 40, description: 'Household' }] }],
       },
     })).data,
     'create rule',
@@ -145,6 +145,20 @@ async function money(client: Client, wallets: Awaited<ReturnType<typeof records>
     'create expense',
   ).data;
   const income = must((await client.POST('/v1/transactions', { body: { amount: 42.5, type: 'income', wallet_id: wallet.id, description: 'Refund' } })).data, 'create income').data;
+  // a receipt split over two categories, sent as the mobile client sends a create: a form, the lines one JSON part
+  const receiptLines = [{ amount: 30, category_id: category.id, description: 'Food' }, { amount: 12.5 }];
+  const split = must(
+    (await client.POST('/v1/transactions', {
+      body: { amount: 42.5, type: 'expense', wallet_id: wallet.id, splits: receiptLines },
+      bodySerializer: (body) => {
+        const form = new FormData();
+        for (const [key, value] of Object.entries(body ?? {})) form.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
+        return form;
+      },
+    })).data,
+    'create split expense',
+  ).data;
+  console.log(split.splits.map((line) => [line.amount, line.category_id]));
   const page = must(
     (await client.GET('/v1/transactions', {
       params: { query: { type: 'expense', date_from: '2026-11-01', date_to: '2026-11-30', wallet_ids: [wallet.id], intent: ['regular'], exclude_transfers: true, search: 'shop' } },
@@ -278,7 +292,7 @@ async function imports(client: Client, walletId: number) {
   ).data;
   await client.PUT('/v1/import/sessions/{id}/mapping', { params: { path: { id: session.id } }, body: { date_format: 'DD/MM/YYYY', decimal_separator: ',' } });
   await client.POST('/v1/import/confirm', {
-    body: { session_id: session.id, accepted: [{ index: 0, wallet_id: walletId }, { index: 1, accept_duplicate: true }], auto_create_categories: true },
+    body: { session_id: session.id, accepted: [{ index: 0, wallet_id: walletId }, { index: 1, accept_duplicate: true, amount: 1, splits: [{ amount: 1, description: 'Part' }] }], auto_create_categories: true },
   });
   await client.GET('/v1/import/sessions', { params: { query: { page: 1 } } });
   await client.GET('/v1/import/sessions/{id}', { params: { path: { id: session.id } } });

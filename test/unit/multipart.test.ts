@@ -63,3 +63,12 @@ t.test('values that do not fit their type are left for validation to reject', as
   const { body } = await readMultipart({ amount: field('amount', 'twelve'), wallet_id: field('wallet_id', '') }, schema, (s) => s);
   t.same(body, { amount: 'twelve' }, 'an empty non-string field is absent');
 });
+
+t.test('a list of objects: one part holding the JSON array, or a JSON object per part; an empty part is an empty list', async (t) => {
+  const withLines = { type: 'object', properties: { splits: { type: 'array', items: { type: 'object', properties: { amount: { type: 'number' } } } } } };
+  const read = async (parts: Record<string, unknown>) => (await readMultipart(parts as never, withLines, (s) => s)).body;
+  t.same(await read({ splits: field('splits', '[{"amount": 6}, {"amount": 4}]') }), { splits: [{ amount: 6 }, { amount: 4 }] });
+  t.same(await read({ 'splits[]': [field('splits[]', '{"amount": 6}'), field('splits[]', '{"amount": 4}')] }), { splits: [{ amount: 6 }, { amount: 4 }] });
+  t.same(await read({ splits: field('splits', '') }), { splits: [] });
+  t.same(await read({ splits: field('splits', 'not json') }), { splits: ['not json'] }, 'left as text: validation says why');
+});

@@ -5,6 +5,7 @@ import { checkRule, referencedIds, type RuleAction, type RuleCondition, type Rul
 import { compileRules, evaluateRules, type TransactionFacts } from '../../domain/rules/evaluate.js';
 import { compileRegex, foldText, regexSubject, requiredLiteral } from '../../domain/rules/text.js';
 import { correctionsOf, learnedLine, proposedRule } from '../../domain/rules/learning.js';
+import { ruleSplitLines } from '../../domain/rules/splits.js';
 
 const line: TransactionFacts = {
   description: 'KARTENZAHLUNG REWE Markt GmbH 1234 Berlin',
@@ -225,4 +226,35 @@ t.test('learned rules: the line text a correction is keyed by, and what a correc
     conditions: [{ field: 'counterparty', operator: 'is', value: 'REWE' }],
     actions: [{ type: 'set_party', party_id: 9 }],
   });
+});
+
+t.test('set_splits: one field with set_categories for priority; lines made for the amount', async (t) => {
+  const hit: RuleCondition = { field: 'description', operator: 'contains', value: 'rewe' };
+  const halves: RuleAction = { type: 'set_splits', splits: [{ percent: 50, category_id: 1 }, { percent: 50, category_id: 2 }] };
+  const splitFirst = evaluateRules(compileRules([rule([hit], [halves]), rule([hit], [{ type: 'set_categories', category_ids: [9] }])]), line);
+  t.same([splitFirst.splits, splitFirst.categoryIds], [halves.splits, undefined], 'a rule that splits first decides the categories');
+  const categoriesFirst = evaluateRules(compileRules([rule([hit], [{ type: 'set_categories', category_ids: [9] }]), rule([hit], [halves])]), line);
+  t.same([categoriesFirst.splits, categoriesFirst.categoryIds], [undefined, [9]], 'and the other way round');
+
+  const amounts = (result: ReturnType<typeof ruleSplitLines>) => ('lines' in result ? result.lines.map((l) => l.amount) : result.reason);
+  const cases: Array<[string, Parameters<typeof ruleSplitLines>[1], string[] | RegExp]> = [
+    ['100', [{ percent: 60 }, { percent: 40 }], ['60', '40']],
+    ['10.01', [{ percent: 33.3333 }, { percent: 33.3333 }, { percent: 33.3334 }], ['3.3367', '3.3367', '3.3366']],
+    ['0.0005', [{ percent: 50 }, { percent: 50 }], ['0.0003', '0.0002']],
+    ['0.0001', [{ percent: 60 }, { percent: 40 }], /too small/],
+    ['2500', [{ amount: 200 }, {}], ['200', '2300']],
+    ['100', [{ amount: 60 }, { amount: 40 }], ['60', '40']],
+    ['100', [{ amount: 60 }, { amount: 30 }], /add up to 90, not the amount 100/],
+    ['150', [{ amount: 200 }, {}], /leave nothing/],
+  ];
+  for (const [amount, splits, expected] of cases) {
+    const result = amounts(ruleSplitLines(amount, splits));
+    if (expected instanceof RegExp) t.match(result, expected, `${amount} by ${JSON.stringify(splits)}`);
+    else t.same(result, expected, `${amount} by ${JSON.stringify(splits)}`);
+  }
+  t.same(
+    Object.keys(checkRule({ conditions: [hit], actions: [{ type: 'set_splits', splits: [{ percent: 50 }, { amount: 5 }] }] })),
+    ['actions.0.splits.1.amount', 'actions.0.splits'],
+  );
+  t.same(referencedIds({ conditions: [hit], actions: [{ type: 'set_splits', splits: [{ percent: 50, category_id: 3 }, { percent: 50, party_id: 4 }] }] }).parties, [['actions.0.splits.1.party_id', 4]]);
 });
