@@ -7,6 +7,7 @@
 import t from 'tap';
 import { sql } from 'kysely';
 import { startApp } from './helpers/harness.js';
+import { mcpClients } from './helpers/mcp-client.js';
 
 const api = await startApp(t);
 const owner = await api.newUser();
@@ -210,4 +211,25 @@ t.test('the transfers list walks by cursor too', async (t) => {
     if (!cursor) break;
   }
   t.same(walked, expected, 'every transfer once, in the list order');
+});
+
+t.test('the MCP tool list-transactions pages by cursor as the list does', async (t) => {
+  const token = (await api.request('POST', '/api/v1/ai/mcp/tokens', { token: owner.token, body: { name: 'agent', scopes: ['read'] } })).body.data.token as string;
+  const client = await (await mcpClients(api)).connect(t, token);
+  const tool = (await client.listTools()).tools.find((row) => row.name === 'list-transactions')!;
+  t.ok((tool.inputSchema.properties as Record<string, unknown>).cursor, 'the tool offers cursor');
+  const expected = await live({ partyId: party });
+  const walked: number[] = [];
+  let cursor: string | undefined;
+  for (let n = 0; n < 20; n++) {
+    const page: any = await client.callTool({ name: 'list-transactions', arguments: { party_ids: [party], limit: 100, ...(cursor ? { cursor } : {}) } });
+    t.notOk(page.isError, page.content[0].text.slice(0, 200));
+    walked.push(...page.structuredContent.data.map((row: { id: number }) => row.id));
+    cursor = page.structuredContent.next_cursor;
+    if (!cursor) break;
+  }
+  t.same(walked, expected, "every row of the party once, in the list's order");
+  const stale: any = await client.callTool({ name: 'list-transactions', arguments: { type: 'income', cursor: (await list(`limit=10&party_ids=${party}`)).body.data.next_cursor } });
+  t.ok(stale.isError, 'a cursor of other filters is refused');
+  t.ok(Object.keys(JSON.parse(stale.content[0].text).errors ?? {}).includes('cursor'), stale.content[0].text.slice(0, 200));
 });
