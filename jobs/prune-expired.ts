@@ -8,7 +8,11 @@
 // - push_deliveries sent or given up more than 30 days ago (pending ones stay, as e-mails do);
 // - oauth_states past their expiry (new logins also sweep them; this catches quiet periods);
 // - sync_page_marks older than a day (a pull pages through a feed in seconds; a page mark
-//   that is gone only means that page is found by offset).
+//   that is gone only means that page is found by offset);
+// - the MCP OAuth server's codes and refresh tokens expired more than a day ago (kept until then
+//   only to recognise a replay; a code's own exchange and a grant's refresh also sweep theirs),
+//   and registered clients that got no grant or code within 30 days (RFC 7591 registration is
+//   open: abandoned or spammed registrations would otherwise stay forever).
 //
 // Pure SQL in batches by id: each batch locks its rows with SKIP LOCKED, so a second worker,
 // a rerun or a concurrent request (a resend reviving a code row, a login taking a state) never
@@ -33,6 +37,9 @@ export interface PruneCounts {
   pushDeliveries: number;
   oauthStates: number;
   pageMarks: number;
+  mcpOauthCodes: number;
+  mcpOauthRefreshTokens: number;
+  mcpOauthClients: number;
 }
 
 export const pruneExpiredJob: JobDefinition = {
@@ -59,6 +66,7 @@ export async function pruneExpired(db: Kysely<Database>, now: Date, log?: Fastif
     pushDeliveries: await deleteInBatches(db, 'push_deliveries', sql`status in ('sent', 'failed') and updated_at < ${emailsBefore}`),
     oauthStates: await deleteInBatches(db, 'oauth_states', sql`expires_at <= ${now}`),
     pageMarks: Number((await db.deleteFrom('sync_page_marks').where('created_at', '<', codesBefore).executeTakeFirst()).numDeletedRows),
+    ...(await pruneMcpOauth(db, codesBefore, emailsBefore)),
   };
   log?.debug(counts, 'prune-expired counts');
   return counts;
@@ -78,4 +86,25 @@ async function deleteInBatches(db: Kysely<Database>, table: 'verification_codes'
     deleted += count;
     if (count < BATCH) return deleted;
   }
+}
+
+/** Few rows (a code lives a minute, a client registers once): plain deletes, no batches. */
+async function pruneMcpOauth(db: Kysely<Database>, expiredBefore: Date, registeredBefore: Date) {
+  const deleted = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows);
+  return {
+    mcpOauthCodes: deleted(await db.deleteFrom('mcp_oauth_codes').where('expires_at', '<', expiredBefore).executeTakeFirstOrThrow()),
+    mcpOauthRefreshTokens: deleted(await db.deleteFrom('mcp_oauth_refresh_tokens').where('expires_at', '<', expiredBefore).executeTakeFirstOrThrow()),
+    mcpOauthClients: deleted(
+      await db
+        .deleteFrom('mcp_oauth_clients')
+        .where('created_at', '<', registeredBefore)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('tokens').select('tokens.id').whereRef('tokens.oauth_client_id', '=', 'mcp_oauth_clients.client_id'))),
+        )
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('mcp_oauth_codes').select('mcp_oauth_codes.code_hash').whereRef('mcp_oauth_codes.client_id', '=', 'mcp_oauth_clients.client_id'))),
+        )
+        .executeTakeFirstOrThrow(),
+    ),
+  };
 }

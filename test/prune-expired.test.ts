@@ -1,5 +1,6 @@
 // The daily pruning job, with a controllable clock: what it removes, what it keeps, reruns and
 // two workers.
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { jobs } from '../jobs/index.js';
 import { pruneExpired, pruneExpiredJob } from '../jobs/prune-expired.js';
@@ -11,6 +12,8 @@ const jobContext = { db: api.db, services: api.app.services, log: api.app.log };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const at = (offsetMs: number) => new Date(clock.getTime() + offsetMs);
+/** The MCP OAuth server's counts when it has no rows to prune (the last test gives it some). */
+const NO_MCP_OAUTH = { mcpOauthCodes: 0, mcpOauthRefreshTokens: 0, mcpOauthClients: 0 };
 
 let serial = 0;
 async function code(label: string, row: { expiresAt: Date; consumedAt?: Date; verifiedAt?: Date }) {
@@ -85,11 +88,11 @@ t.test('removes what has expired or been used, keeps the rest; a rerun changes n
   t.same(await subjects(), [...keptEmails].sort(), `e-mails kept; removed: ${goneEmails.join(', ')}`);
   t.same(await states(), keptStates, `states kept; removed: ${goneStates.join(', ')}`);
 
-  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, webhookEvents: 0, pushDeliveries: 0, oauthStates: 0, pageMarks: 0 }, 'a rerun finds nothing');
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 0, emails: 0, webhookEvents: 0, pushDeliveries: 0, oauthStates: 0, pageMarks: 0, ...NO_MCP_OAUTH }, 'a rerun finds nothing');
   t.same(await contacts(), [...keptCodes].sort());
 
   clock = new Date(clock.getTime() + 2 * DAY); // two days on: most kept rows age past their limits
-  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, webhookEvents: 0, pushDeliveries: 0, oauthStates: 1, pageMarks: 1 });
+  t.same(await pruneExpired(api.db, clock), { verificationCodes: 4, emails: 2, webhookEvents: 0, pushDeliveries: 0, oauthStates: 1, pageMarks: 1, ...NO_MCP_OAUTH });
   t.same(await contacts(), []);
   t.same(await subjects(), ['pending-old', 'sent-yesterday'], 'a pending e-mail stays however old; one sent 3 days ago stays');
   t.same(await states(), []);
@@ -161,4 +164,39 @@ t.test('finished pushes go 30 days after they finished, pending ones never', asy
   t.equal((await pruneExpired(api.db, clock)).pushDeliveries, 2);
   const left = await api.db.selectFrom('push_deliveries').select('payload').where('user_id', '=', user.id).orderBy('payload').execute();
   t.same(left.map((r) => r.payload), ['pending-forever', 'sent-lately']);
+});
+
+t.test("the MCP OAuth server's expired codes and refresh tokens go a day after expiry; clients without a grant or code after 30 days", async (t) => {
+  clock = new Date('2026-07-01T03:15:00Z');
+  const { user } = await api.newUser();
+  const client = (clientId: string, registeredDaysAgo: number) =>
+    api.db.insertInto('mcp_oauth_clients').values({ client_id: clientId, client_name: clientId, redirect_uris: '["http://127.0.0.1/cb"]', created_at: at(-registeredDaysAgo * DAY) }).execute();
+  await client('abandoned', 31); // never got a grant: goes
+  await client('granted', 90); // has a grant: stays
+  await client('pending-code', 40); // a code in flight (expired less than a day ago): stays with it
+  await client('recent', 2); // registered lately: stays
+  const grant = await api.db
+    .insertInto('tokens')
+    .values({ user_id: user.id, jti: randomUUID(), kind: 'mcp', scopes: 'read', oauth_client_id: 'granted' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const code = (hash: string, clientId: string, expiredHoursAgo: number) =>
+    api.db
+      .insertInto('mcp_oauth_codes')
+      .values({ code_hash: hash, client_id: clientId, user_id: user.id, redirect_uri: 'http://127.0.0.1/cb', code_challenge: 'c', scopes: 'read', resource: 'http://127.0.0.1/mcp', expires_at: at(-expiredHoursAgo * HOUR) })
+      .execute();
+  await code('code-old', 'granted', 25);
+  await code('code-fresh', 'pending-code', 2);
+  const refresh = (hash: string, expiredHoursAgo: number) =>
+    api.db.insertInto('mcp_oauth_refresh_tokens').values({ token_hash: hash, token_id: grant.id, expires_at: at(-expiredHoursAgo * HOUR) }).execute();
+  await refresh('refresh-old', 30);
+  await refresh('refresh-lately-expired', 5);
+  await refresh('refresh-live', -24 * 20);
+
+  const counts = await pruneExpired(api.db, clock);
+  t.match(counts, { mcpOauthCodes: 1, mcpOauthRefreshTokens: 1, mcpOauthClients: 1 });
+  t.same((await api.db.selectFrom('mcp_oauth_clients').select('client_id').orderBy('client_id').execute()).map((r) => r.client_id), ['granted', 'pending-code', 'recent']);
+  t.same((await api.db.selectFrom('mcp_oauth_codes').select('code_hash').execute()).map((r) => r.code_hash), ['code-fresh']);
+  t.same((await api.db.selectFrom('mcp_oauth_refresh_tokens').select('token_hash').orderBy('token_hash').execute()).map((r) => r.token_hash), ['refresh-lately-expired', 'refresh-live']);
+  t.match(await pruneExpired(api.db, clock), { mcpOauthCodes: 0, mcpOauthRefreshTokens: 0, mcpOauthClients: 0 }, 'a rerun removes nothing more');
 });
