@@ -5,11 +5,11 @@
 // a write states (categories, lines) wins; fixed amounts that do not fit leave the line unsplit
 // with the reason in its metadata.
 import t from 'tap';
-import { analyzeImportJob } from '../jobs/analyze-import.js';
 import { confirmImportJob } from '../jobs/confirm-import.js';
 import { processCsvImportJob } from '../jobs/process-csv-import.js';
 import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
 import { startApp } from './helpers/harness.js';
+import { analysedSession } from './helpers/import-sessions.js';
 import { walletsOffLedger } from './helpers/ledger-invariant.js';
 import { ledgerFixtures, multipart } from './helpers/transaction-fixtures.js';
 
@@ -140,13 +140,7 @@ t.test('legacy CSV import: the batch writer splits the rows a rule matches', asy
 t.test('statement confirm: the review shows the lines; whole session and item by item write them; the review wins', async (t) => {
   const user = await splittingUser();
   const csv = ['Buchungstag;Verwendungszweck;Betrag', '02.03.2026;SUPERMARKET SAGT DANKE;-45,10', '04.03.2026;ACME Payroll;2500,00', '05.03.2026;ACME payroll refund;50,00'].join('\n');
-  const analyse = async () => {
-    const { payload, headers } = multipart([], [{ field: 'file', filename: 'giro.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
-    const res = await api.request('POST', '/api/v1/import/analyze', { token: user.token, payload, headers });
-    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
-    await analyzeImportJob.run(jobCtx(), { sessionId: res.body.data.id });
-    return (await api.request('GET', `/api/v1/import/sessions/${res.body.data.id}`, { token: user.token })).body.data;
-  };
+  const analyse = () => analysedSession(api, user.token, csv);
   const whole = await analyse();
   const [receipt, pay, refund] = whole.suggestions;
   t.match(receipt, { rules: [{ name: 'Receipts' }], category_id: user.household });

@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { MAX_RULES_PER_USER } from '../db/rules.js';
-import { analyzeImportJob } from '../jobs/analyze-import.js';
 import { confirmImportJob } from '../jobs/confirm-import.js';
 import { processCsvImportJob } from '../jobs/process-csv-import.js';
 import { materialiseDueOccurrences } from '../jobs/recurring-transactions.js';
 import { startApp } from './helpers/harness.js';
+import { analysedSession } from './helpers/import-sessions.js';
 import { ledgerFixtures, multipart } from './helpers/transaction-fixtures.js';
 
 const api = await startApp(t);
@@ -233,13 +233,7 @@ t.test('legacy CSV import: rules run on each row in the batch writer; a skipped 
 t.test('statement confirm: whole session (batch) and item by item; the rules beat the guess, the review wins', async (t) => {
   const user = await filedUser();
   const csv = ['Buchungstag;Verwendungszweck;Betrag;Name Zahlungsbeteiligter', '02.03.2026;KARTENZAHLUNG REWE SAGT DANKE;-45,10;REWE Markt GmbH', '03.03.2026;Kontofuehrung;-2,00;Gebühren', '04.03.2026;Gehalt Maerz;2500,00;ACME GmbH'].join('\n');
-  const analyse = async () => {
-    const { payload, headers } = multipart([], [{ field: 'file', filename: 'giro.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
-    const res = await api.request('POST', '/api/v1/import/analyze', { token: user.token, payload, headers });
-    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
-    await analyzeImportJob.run(jobCtx(), { sessionId: res.body.data.id });
-    return (await api.request('GET', `/api/v1/import/sessions/${res.body.data.id}`, { token: user.token })).body.data;
-  };
+  const analyse = () => analysedSession(api, user.token, csv);
   const whole = await analyse();
   // the review already shows what the rules will do, naming them (no write: the party is only named)
   const [rewe, fee, salary] = whole.suggestions;
@@ -285,10 +279,8 @@ t.test("the review shows the rules as they are when it is read; a matched party 
   await fx.setBalance(wallet, '1000');
   const csv = ['Buchungstag;Verwendungszweck;Betrag;Name Zahlungsbeteiligter', '02.03.2026;Miete Maerz;-800,00;Hausverwaltung Nord', '03.03.2026;Kaffee;-3,50;Cafe Sued'].join('\n');
   await api.request('POST', '/api/v1/parties', { token: user.token, body: { name: 'Hausverwaltung Nord', type: 'business' } });
-  const { payload, headers } = multipart([], [{ field: 'file', filename: 'giro.csv', contentType: 'text/csv', data: Buffer.from(csv) }]);
-  const uploaded = await api.request('POST', '/api/v1/import/analyze', { token: user.token, payload, headers });
-  await analyzeImportJob.run(jobCtx(), { sessionId: uploaded.body.data.id });
-  const read = async () => (await api.request('GET', `/api/v1/import/sessions/${uploaded.body.data.id}`, { token: user.token })).body.data.suggestions;
+  const session = await analysedSession(api, user.token, csv);
+  const read = async () => (await api.request('GET', `/api/v1/import/sessions/${session.id}`, { token: user.token })).body.data.suggestions;
   const before = await read();
   t.match(before, [{ rules: [], rule_changes: null }, { rules: [], rule_changes: null }], 'no rules yet: nothing shown');
   const housing = await fx.category(user.user.id);
@@ -299,7 +291,7 @@ t.test("the review shows the rules as they are when it is read; a matched party 
   t.not(matched.party_id, null);
   t.match(matched, { rules: [{ id: rent.body.data.id, name: 'Rent' }], category_id: housing, rule_changes: { party_id: null, party_name: null } });
   t.match(unmatched, { rules: [{ name: 'Rent' }], category_id: housing, party_id: null, rule_changes: { party_name: 'Landlord' } });
-  const other = await api.request('GET', `/api/v1/import/sessions/${uploaded.body.data.id}`, { token: stranger.token });
+  const other = await api.request('GET', `/api/v1/import/sessions/${session.id}`, { token: stranger.token });
   t.equal(other.status, 404);
 });
 
