@@ -366,21 +366,27 @@ function withReference(request: SweepRequest, reference: ReferenceField, value: 
     out.query[reference.field] = String(value);
     return out;
   }
+  const segments = reference.field.split('.');
+  /** A split line (issue 44) of `amount` whole, naming the record. */
+  const splitLine = (amount: unknown) => ({ amount, [segments.at(-1)!]: value });
   if (reference.mediaType === 'multipart/form-data') {
     const fields = Object.entries((out.body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)] as [string, string]);
-    out.form = [...fields, [reference.field.endsWith('[]') ? reference.field : reference.field, String(value)]];
+    // a form's split lines are one part holding their JSON array
+    const part: [string, string] = reference.field.startsWith('splits[].') ? ['splits', JSON.stringify([splitLine((out.body as any).amount)])] : [reference.field, String(value)];
+    out.form = [...fields, part];
     out.body = undefined;
     return out;
   }
-  const segments = reference.field.split('.');
   if (reference.field === 'targets[].id') (out.body as any).targets = [{ type: targetType, id: value }];
   else if (reference.field === 'owner.id') (out.body as any).owner = { type: 'user', id: value };
   else if (reference.field.startsWith('[].')) (out.body as any[])[0][reference.field.slice(3)] = value;
   else if (reference.field.startsWith('conditions[].')) (out.body as any).conditions = [{ field: 'wallet', wallet_ids: [value] }];
+  else if (reference.field.startsWith('actions[].splits[].')) (out.body as any).actions = [{ type: 'set_splits', splits: [{ percent: 50 }, { percent: 50, [segments.at(-1)!]: value }] }];
   else if (reference.field.startsWith('actions[].')) (out.body as any).actions = [ruleActionNaming(reference.field.slice('actions[].'.length), value)];
+  // the sample statement's one line is 12.50
+  else if (reference.field.startsWith('accepted[].splits[].')) (out.body as any).accepted = [{ index: 0, splits: [splitLine(12.5)] }];
   else if (reference.field.startsWith('accepted[].')) (out.body as any).accepted = [{ index: 0, [segments[1]!]: value }];
-  // a split line (issue 44) of the whole amount, naming the record
-  else if (reference.field.startsWith('splits[].')) (out.body as any).splits = [{ amount: (out.body as any).amount, [segments[1]!]: value }];
+  else if (reference.field.startsWith('splits[].')) (out.body as any).splits = [splitLine((out.body as any).amount)];
   else if (segments.length === 2) ((out.body as any)[segments[0]!] ??= {})[segments[1]!] = list ? [value] : value;
   else (out.body as any)[reference.field] = list || /_ids$/.test(reference.field) ? [value] : value;
   return out;
