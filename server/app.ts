@@ -86,7 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
   });
 
-  const contract = options.contract ?? (await Contract.load());
+  const contract = options.contract ?? (await Contract.load(undefined, { compile: config.compileValidators }));
   const handlers = options.handlers ?? allHandlers;
   const appKey = appKeySource(config, database.db, (message) => app.log.warn(message));
   const lifecycle = options.lifecycle ?? new Lifecycle('serving', config.readinessTimeoutMs);

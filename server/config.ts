@@ -50,6 +50,13 @@ export interface Config {
   shutdownDelaySeconds: number;
   /** How long the readiness check waits for the database before answering 503 (READINESS_TIMEOUT_MS, default 2000). */
   readinessTimeoutMs: number;
+  /**
+   * When the request validators are compiled (COMPILE_VALIDATORS): 'at-start' (the default: a
+   * broken schema fails the start, no request pays for compiling) or 'on-first-use' (each
+   * operation's on its first request: a start ~0.9 s shorter, for short-lived processes such as
+   * the tests' child services).
+   */
+  compileValidators: 'at-start' | 'on-first-use';
   /** Whether this process runs the background job workers (RUN_JOBS, default true). */
   runJobs: boolean;
   /** Exchange-rates provider: an HTTP base URL (RATES_PROVIDER_URL), or undefined for the bundled offline table. */
@@ -179,6 +186,8 @@ export function loadConfig(env: Env = process.env): Config {
   const responseCacheBytes = int('RESPONSE_CACHE_MB', 32, 0, 4096) * 1024 * 1024;
   const shutdownDelaySeconds = int('SHUTDOWN_DELAY', 5, 0, 300);
   const readinessTimeoutMs = int('READINESS_TIMEOUT_MS', 2000, 50, 60_000);
+  const compileValidators = env.COMPILE_VALIDATORS ?? 'at-start';
+  if (compileValidators !== 'at-start' && compileValidators !== 'on-first-use') problems.push(`COMPILE_VALIDATORS must be at-start or on-first-use, got "${compileValidators}"`);
   const passwordHashing: PasswordHashing = {
     memoryCost: int('PASSWORD_HASH_MEMORY_KIB', STRONG_PASSWORD_HASHING.memoryCost, 8, 4 * 1024 * 1024),
     timeCost: int('PASSWORD_HASH_ITERATIONS', STRONG_PASSWORD_HASHING.timeCost, 1, 100),
@@ -225,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     shutdownDelaySeconds,
     readinessTimeoutMs,
+    compileValidators: compileValidators as Config['compileValidators'],
     runJobs,
     ratesProviderUrl: ratesProvider === 'offline' ? undefined : ratesProvider.replace(/\/+$/, ''),
     ratesProviderKey: env.RATES_PROVIDER_KEY || undefined,

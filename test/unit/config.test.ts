@@ -47,6 +47,9 @@ t.test('settings', async (t) => {
   t.equal(loadConfig({ APP_KEY: 'k', DATABASE_KEEP_PLANS: 'off' }).databaseKeepPlans, false, 'off behind a transaction-mode pooler');
   t.match(loadConfig({ APP_KEY: 'k', SHUTDOWN_DELAY: '0', READINESS_TIMEOUT_MS: '500' }), { shutdownDelaySeconds: 0, readinessTimeoutMs: 500 });
   t.throws(() => loadConfig({ APP_KEY: 'k', SHUTDOWN_DELAY: 'soon' }), /SHUTDOWN_DELAY/);
+  t.equal(loadConfig({ APP_KEY: 'k' }).compileValidators, 'at-start', 'validators compiled while booting unless asked otherwise');
+  t.equal(loadConfig({ APP_KEY: 'k', COMPILE_VALIDATORS: 'on-first-use' }).compileValidators, 'on-first-use');
+  t.throws(() => loadConfig({ APP_KEY: 'k', COMPILE_VALIDATORS: 'lazy' }), /COMPILE_VALIDATORS/);
   t.equal(loadConfig({ APP_KEY: 'k' }).redisKeyPrefix, 'finance-rl:');
   t.equal(loadConfig({ APP_KEY: 'k', REDIS_KEY_PREFIX: 'eu-1:rl:' }).redisKeyPrefix, 'eu-1:rl:');
   t.throws(() => loadConfig({ APP_KEY: 'k', REDIS_KEY_PREFIX: 'has space' }), /REDIS_KEY_PREFIX/);
