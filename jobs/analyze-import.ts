@@ -153,8 +153,12 @@ async function storeStreamed(ctx: JobContext, session: ImportSessionRow, source:
       checking.catch(() => undefined); // awaited through `storing`; must not go unhandled meanwhile
       if (!(await storing)) return;
       const firstIndex = stored;
-      // each stored batch leaves the planner's statistics current for the next one's duplicate look-up and triggers
-      storing = checking.then(async (checked) => (await store(checked, firstIndex)) && (await analyzeGrownLedger(db), true));
+      storing = checking.then(async (checked) => {
+        const stored = await store(checked, firstIndex);
+        // the next batch's duplicate look-up and triggers planned for the ledger as it is now
+        if (stored) await analyzeGrownLedger(db);
+        return stored;
+      });
       storing.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
       stored += batch.length;
     }

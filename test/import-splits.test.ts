@@ -3,11 +3,11 @@
 // a rule's transfer does not take a split line; bad lines are 422 keyed by field with nothing
 // imported; another user's session 404, no token 401.
 import t from 'tap';
-import { analyzeImportJob } from '../jobs/analyze-import.js';
 import { runConfirm } from '../jobs/confirm-import.js';
 import { startApp } from './helpers/harness.js';
+import { analysedSession } from './helpers/import-sessions.js';
 import { walletsOffLedger } from './helpers/ledger-invariant.js';
-import { ledgerFixtures, multipart } from './helpers/transaction-fixtures.js';
+import { ledgerFixtures } from './helpers/transaction-fixtures.js';
 
 const api = await startApp(t);
 const fx = ledgerFixtures(api);
@@ -32,11 +32,7 @@ const CSV = [
 
 /** A new ready session of the CSV above. */
 async function session(): Promise<number> {
-  const { payload, headers } = multipart([], [{ field: 'file', filename: 'march.csv', contentType: 'text/csv', data: Buffer.from(CSV) }]);
-  const res = await api.request('POST', '/api/v1/import/analyze', { token: owner.token, payload, headers });
-  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
-  await analyzeImportJob.run({ db: api.db, services: api.app.services, log: api.app.log }, { sessionId: res.body.data.id });
-  return res.body.data.id;
+  return (await analysedSession(api, owner.token, CSV, 'march.csv')).id;
 }
 // the same statement again and again: its rows are duplicates of the earlier runs, accepted here
 const confirm = (body: Record<string, unknown>, token = owner.token) => api.request('POST', '/api/v1/import/confirm', { token, body });

@@ -97,16 +97,27 @@ export async function checkSplitReferences(db: Kysely<Database>, userId: number,
 export async function splitReferenceErrors(db: Kysely<Database>, userId: number, lines: readonly SplitLine[] | null | undefined, current?: TransactionRow, at = 'splits'): Promise<FieldErrors> {
   if (!lines?.length) return {};
   const known = current ? await splitLinesOf(db, userId, current.id) : [];
+  return splitErrorsOf(lines, await missingSplitReferences(db, userId, lines, known), at);
+}
+
+/** The categories and parties `lines` name that are not the user's live records (`known` lines' ones are not looked up). */
+export async function missingSplitReferences(db: Kysely<Database>, userId: number, lines: readonly SplitLine[], known: readonly SplitLine[] = []): Promise<{ categories: number[]; parties: number[] }> {
   const unchecked = (pick: (line: SplitLine) => number | null) => {
     const had = new Set(known.map(pick));
     return [...new Set(lines.map(pick).filter((id): id is number => id !== null && !had.has(id)))];
   };
-  const categories = await missingLiveIds(db, 'categories', userId, unchecked((line) => line.categoryId));
-  const parties = await missingLiveIds(db, 'parties', userId, unchecked((line) => line.partyId));
+  return {
+    categories: await missingLiveIds(db, 'categories', userId, unchecked((line) => line.categoryId)),
+    parties: await missingLiveIds(db, 'parties', userId, unchecked((line) => line.partyId)),
+  };
+}
+
+/** The lines' errors keyed `<at>.<n>.category_id` / `.party_id` for the references found missing. */
+export function splitErrorsOf(lines: readonly SplitLine[], missing: { categories: number[]; parties: number[] }, at = 'splits'): FieldErrors {
   const errors: FieldErrors = {};
   lines.forEach((line, index) => {
-    if (line.categoryId !== null && categories.includes(line.categoryId)) errors[`${at}.${index}.category_id`] = ['The selected category is invalid.'];
-    if (line.partyId !== null && parties.includes(line.partyId)) errors[`${at}.${index}.party_id`] = ['The selected party is invalid.'];
+    if (line.categoryId !== null && missing.categories.includes(line.categoryId)) errors[`${at}.${index}.category_id`] = ['The selected category is invalid.'];
+    if (line.partyId !== null && missing.parties.includes(line.partyId)) errors[`${at}.${index}.party_id`] = ['The selected party is invalid.'];
   });
   return errors;
 }
